@@ -1,0 +1,137 @@
+/* Shared helpers for the C baseline programs (gcc -O2, Linux only). */
+#ifndef NETBENCH_COMMON_H
+#define NETBENCH_COMMON_H
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DIE(...) do { fprintf(stderr, __VA_ARGS__); fprintf(stderr, " (errno %d: %s)\n", errno, strerror(errno)); exit(1); } while (0)
+
+static inline double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void raise_nofile(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static inline long rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return resident * sysconf(_SC_PAGESIZE);
+}
+
+static inline void cpu_times(double *user, double *sys) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+    *sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+static inline void set_nonblock(int fd) {
+    int fl = fcntl(fd, F_GETFL, 0);
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static inline void set_nodelay(int fd) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static inline struct sockaddr_in make_addr(const char *host, int port) {
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) DIE("bad IPv4 address %s", host);
+    return a;
+}
+
+/* Options shared by the clients; parsed from --key value pairs. */
+struct opts {
+    const char *scenario; /* rr, bulk, udp, mem */
+    const char *host;
+    int port;             /* first port */
+    int nports;           /* connections are spread over port .. port+nports-1 */
+    int conns;
+    double duration;
+    double warmup;
+    int size;             /* message / datagram size */
+    int batch;            /* datagrams per group */
+    int batched;          /* 1 = one sendmmsg per group, 0 = one send per datagram */
+    const char *name;     /* scenario name to print */
+};
+
+static inline struct opts parse_opts(int argc, char **argv) {
+    struct opts o = {"rr", "127.0.0.1", 19000, 1, 1, 3.0, 0.5, 64, 64, 0, NULL};
+    if (argc < 2) DIE("usage: %s rr|bulk|udp|mem [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --name NAME]", argv[0]);
+    o.scenario = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        if (!strcmp(k, "--host")) o.host = v;
+        else if (!strcmp(k, "--port")) o.port = atoi(v);
+        else if (!strcmp(k, "--nports")) o.nports = atoi(v);
+        else if (!strcmp(k, "--conns")) o.conns = atoi(v);
+        else if (!strcmp(k, "--duration")) o.duration = atof(v);
+        else if (!strcmp(k, "--warmup")) o.warmup = atof(v);
+        else if (!strcmp(k, "--size")) o.size = atoi(v);
+        else if (!strcmp(k, "--batch")) o.batch = atoi(v);
+        else if (!strcmp(k, "--batched")) o.batched = atoi(v);
+        else if (!strcmp(k, "--name")) o.name = v;
+        else DIE("unknown option %s", k);
+    }
+    if (o.nports < 1) o.nports = 1;
+    return o;
+}
+
+/* One JSON line: the same shape as the Swift executables print. */
+static inline void emit(const char *impl, const char *scenario, double value, const char *unit,
+                        double ops, double seconds, double cpu_user, double cpu_sys, const char *extra) {
+    printf("{\"impl\":\"%s\",\"scenario\":\"%s\",\"value\":%.3f,\"unit\":\"%s\",\"ops\":%.0f,"
+           "\"seconds\":%.6f,\"cpu_user\":%.3f,\"cpu_sys\":%.3f%s%s}\n",
+           impl, scenario, value, unit, ops, seconds, cpu_user, cpu_sys, extra ? "," : "", extra ? extra : "");
+    fflush(stdout);
+}
+
+/* Blocking helpers. */
+static inline void write_all(int fd, const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) { if (errno == EINTR) continue; DIE("write"); }
+        buf += w; n -= (size_t)w;
+    }
+}
+
+static inline void read_all(int fd, char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t r = read(fd, buf, n);
+        if (r < 0) { if (errno == EINTR) continue; DIE("read"); }
+        if (r == 0) DIE("unexpected EOF");
+        buf += r; n -= (size_t)r;
+    }
+}
+
+#endif

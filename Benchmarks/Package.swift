@@ -1,0 +1,55 @@
+// swift-tools-version:6.1
+// Benchmarks for the Network package (separate package so the main package has no benchmark deps).
+// See README.md for the method; run.sh runs everything and writes RESULTS.md.
+import PackageDescription
+
+let package = Package(
+    name: "NetworkBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // Shared helpers: argument parsing, JSON result line, RSS, rlimit, clock.
+        .target(name: "BenchSupport"),
+        // Scenario drivers written against plain SwiftNIO (NIOPosix bootstraps).
+        .target(
+            name: "NIOClients",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Scenario drivers written against our Network module (Apple's classic API).
+        .target(
+            name: "NWClients",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Network", package: "main"),
+            ]
+        ),
+        // CLI executables: one invocation = one measurement = one JSON line on stdout.
+        .executableTarget(name: "nio-bench", dependencies: ["BenchSupport", "NIOClients"]),
+        .executableTarget(name: "nw-bench", dependencies: ["BenchSupport", "NWClients"]),
+        // package-benchmark suite (`swift package benchmark`).
+        .executableTarget(
+            name: "NetworkBenchmarks",
+            dependencies: [
+                "BenchSupport",
+                "NIOClients",
+                "NWClients",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/NetworkBenchmarks",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

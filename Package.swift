@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux).
+let package = Package(
+    name: "swift-network-linux",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Network", targets: ["Network"]),
+        .executable(name: "nwcat", targets: ["nwcat"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "NetworkSystem",
+            dependencies: []
+        ),
+        .target(
+            name: "NetworkCore",
+            dependencies: [
+                "NetworkSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "Network",
+            dependencies: [
+                "NetworkCore",
+                "NetworkSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "nwcat",
+            dependencies: [
+                "Network",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "NetworkSystemTests", dependencies: ["NetworkSystem"]),
+        .testTarget(
+            name: "NetworkCoreTests",
+            dependencies: [
+                "NetworkCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "NetworkTests",
+            dependencies: [
+                "Network",
+                "NetworkSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

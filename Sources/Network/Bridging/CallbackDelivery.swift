@@ -1,0 +1,39 @@
+import Dispatch
+import Synchronization
+
+/// Delivers a classic object's events on the queue given to `start(queue:)`, in the order they
+/// were produced. Events produced before `start` wait and go out, in order, once it is called:
+/// nothing reaches user code before `start`.
+final class CallbackDelivery: Sendable {
+    private struct State {
+        var queue: DispatchQueue?
+        var backlog: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// The queue, once started.
+    var queue: DispatchQueue? { state.withLock { $0.queue } }
+
+    /// Sets the queue and flushes the backlog; returns false if it was already started.
+    func start(queue: DispatchQueue) -> Bool {
+        state.withLock { state in
+            guard state.queue == nil else { return false }
+            state.queue = queue
+            for work in state.backlog { queue.async(execute: work) }
+            state.backlog = []
+            return true
+        }
+    }
+
+    func deliver(_ work: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if let queue = state.queue {
+                // Enqueued under the lock so concurrent producers cannot reorder.
+                queue.async(execute: work)
+            } else {
+                state.backlog.append(work)
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NetworkCore
+import NetworkSystem
+
+extension NWInterface.InterfaceType {
+    var systemType: SystemInterfaceType {
+        switch self {
+        case .other: return .other
+        case .wifi: return .wifi
+        case .cellular: return .cellular
+        case .wiredEthernet: return .wiredEthernet
+        case .loopback: return .loopback
+        }
+    }
+}
+
+extension NWParameters {
+    /// The transport the protocol stack asks for, or nil when it names none this build runs.
+    var flowTransport: FlowTransportKind? {
+        switch defaultProtocolStack.transportProtocol {
+        case is NWProtocolTCP.Options: return .tcp
+        case is NWProtocolUDP.Options: return .udp
+        default: return nil
+        }
+    }
+
+    /// A snapshot of everything the engine needs, taken when a connection or listener is made.
+    func flowConfiguration(target: FlowTarget) -> FlowConfiguration {
+        var configuration = FlowConfiguration(target: target)
+        let stack = defaultProtocolStack
+        switch stack.transportProtocol {
+        case let tcp as NWProtocolTCP.Options:
+            configuration.transport = .tcp
+            configuration.tcp = tcp.socketSettings
+        case let udp as NWProtocolUDP.Options:
+            configuration.transport = .udp
+            configuration.udp = udp.socketSettings
+        default:
+            configuration.unsupported = .posix(EPROTONOSUPPORT)
+        }
+        if let ip = stack.internetProtocol as? NWProtocolIP.Options {
+            configuration.ip = ip.socketSettings
+        }
+        if !stack.applicationProtocols.isEmpty {
+            // TLS, DTLS, WebSocket and framers land in later issues. Refuse rather than run the
+            // connection without them: nothing may silently fall back to plaintext.
+            configuration.unsupported = .posix(EPROTONOSUPPORT)
+        }
+        configuration.trafficClass = serviceClass.trafficClass
+        if let local = requiredLocalEndpoint {
+            switch local.flowTarget() {
+            case .success(let target): configuration.localTarget = target
+            case .failure(let error): configuration.unsupported = error
+            }
+        }
+        configuration.allowLocalEndpointReuse = allowLocalEndpointReuse
+        configuration.requiredInterfaceIndex = requiredInterface?.index
+        if requiredInterfaceType != .other {
+            configuration.requiredInterfaceType = requiredInterfaceType.systemType
+        }
+        configuration.prohibitedInterfaceTypes = (prohibitedInterfaceTypes ?? []).map(\.systemType)
+        configuration.prohibitedInterfaceIndexes = (prohibitedInterfaces ?? []).map(\.index)
+        return configuration
+    }
+}

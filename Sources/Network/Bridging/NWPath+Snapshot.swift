@@ -1,0 +1,66 @@
+import NIOCore
+import NetworkCore
+import NetworkSystem
+
+extension NWInterface {
+    init(_ system: SystemInterface) {
+        let type: NWInterface.InterfaceType
+        switch system.type {
+        case .loopback: type = .loopback
+        case .wifi: type = .wifi
+        case .cellular: type = .cellular
+        case .wiredEthernet: type = .wiredEthernet
+        case .other: type = .other
+        }
+        self.init(name: system.name, index: system.index, type: type)
+    }
+}
+
+extension NWPath {
+    /// The path of an established connection: satisfied, over the interface that owns the local
+    /// address, with the endpoints in use. (Until the path-monitor issue lands this is computed
+    /// once, when the connection becomes ready; it is not updated afterwards.)
+    init(connectionSnapshot snapshot: FlowSnapshot) {
+        let interfaces = InterfaceTable.current()
+        var used: SystemInterface?
+        if let local = snapshot.localAddress {
+            let localBytes = Self.bytes(local)
+            used = interfaces.first { interface in
+                interface.addresses.contains { $0.bytes == localBytes }
+            }
+            if used == nil, let remote = snapshot.remoteAddress, Self.isLoopback(remote) {
+                used = interfaces.first { $0.type == .loopback }
+            }
+        }
+        let families = Set(interfaces.filter(\.isUp).flatMap { $0.addresses.map(\.family) })
+        self.init(
+            status: .satisfied,
+            availableInterfaces: used.map { [NWInterface($0)] } ?? [],
+            isExpensive: used?.isExpensive ?? false,
+            isConstrained: used?.isConstrained ?? false,
+            supportsIPv4: families.contains(.inet),
+            supportsIPv6: families.contains(.inet6),
+            supportsDNS: true,
+            localEndpoint: snapshot.localAddress.flatMap(NWEndpoint.init),
+            remoteEndpoint: snapshot.remoteAddress.flatMap(NWEndpoint.init)
+        )
+    }
+
+    private static func bytes(_ address: SocketAddress) -> [UInt8] {
+        switch address {
+        case .v4(let v4): return withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+        case .v6(let v6):
+            let raw = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if raw[0..<10].allSatisfy({ $0 == 0 }) && raw[10] == 0xff && raw[11] == 0xff {
+                return Array(raw[12...])
+            }
+            return raw
+        case .unixDomainSocket: return []
+        }
+    }
+
+    private static func isLoopback(_ address: SocketAddress) -> Bool {
+        let raw = bytes(address)
+        return (raw.count == 4 && raw[0] == 127) || raw == [UInt8](repeating: 0, count: 15) + [1]
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import NIOCore
+import NetworkCore
+
+extension NWEndpoint {
+    /// The endpoint for a socket address the engine reports (peer or local address).
+    init?(_ address: SocketAddress) {
+        switch address {
+        case .v4(let v4):
+            let bytes = withUnsafeBytes(of: v4.address.sin_addr) { Data($0) }
+            guard let ip = IPv4Address(bytes) else { return nil }
+            self = .hostPort(host: .ipv4(ip), port: NWEndpoint.Port(rawValue: UInt16(address.port ?? 0)) ?? .any)
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Data($0) }
+            let scope = v6.address.sin6_scope_id
+            let interface = scope == 0 ? nil : NWInterface(systemInterfaceIndex: Int(scope))
+            guard let ip = IPv6Address(bytes, interface) else { return nil }
+            let port = NWEndpoint.Port(rawValue: UInt16(address.port ?? 0)) ?? .any
+            // A v4-mapped peer on a dual-stack socket is reported as the IPv4 address it is.
+            if ip.isIPv4Mapped, let v4 = ip.asIPv4 {
+                self = .hostPort(host: .ipv4(v4), port: port)
+            } else {
+                self = .hostPort(host: .ipv6(ip), port: port)
+            }
+        case .unixDomainSocket:
+            self = .unix(path: address.pathname ?? "")
+        }
+    }
+
+    /// The engine target for this endpoint, or the error a connection to it fails with.
+    func flowTarget() -> Result<FlowTarget, FlowError> {
+        switch self {
+        case .hostPort(let host, let port):
+            let portNumber = Int(port.rawValue)
+            switch host {
+            case .name(let name, let interface):
+                return .success(.hostPort(host: name, port: portNumber, interfaceName: interface?.name))
+            case .ipv4(let address):
+                return .success(.hostPort(host: address.presentation, port: portNumber, interfaceName: nil))
+            case .ipv6(let address):
+                return .success(
+                    .hostPort(host: address.presentation, port: portNumber, interfaceName: address.interface?.name))
+            }
+        case .unix(let path):
+            return .success(.unix(path: path))
+        case .url(let url):
+            guard let host = url.host, !host.isEmpty else { return .failure(.posix(EINVAL)) }
+            let defaultPorts = ["http": 80, "ws": 80, "https": 443, "wss": 443]
+            guard let port = url.port ?? defaultPorts[url.scheme?.lowercased() ?? ""] else {
+                return .failure(.posix(EINVAL))
+            }
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            return .success(.hostPort(host: bare, port: port, interfaceName: nil))
+        case .service:
+            // Bonjour resolution arrives with the Bonjour issue.
+            return .failure(.dns(-65544))  // kDNSServiceErr_Unsupported
+        case .opaque:
+            return .failure(.posix(EINVAL))
+        }
+    }
+}
+
+extension IPv4Address {
+    /// Dotted-quad text without the interface suffix.
+    var presentation: String {
+        rawValue.map(String.init).joined(separator: ".")
+    }
+}
+
+extension IPv6Address {
+    /// RFC 5952 text without the interface suffix.
+    var presentation: String {
+        var addr = in6_addr()
+        let bytes = Array(rawValue)
+        withUnsafeMutableBytes(of: &addr) { $0.copyBytes(from: bytes) }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count)) != nil else { return "::" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,365 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NetworkCore
+import Synchronization
+
+/// A two-way channel to one remote endpoint over a protocol stack (TCP or UDP, with IP below).
+///
+/// Create it, set its handlers, call ``start(queue:)``; every callback then runs on that queue,
+/// in the order the connection produced the events. Nothing is sent or delivered before `start`.
+/// Cancel it when done: ``State/cancelled`` is always the last state and releases the handlers.
+public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendable {
+    /// The remote endpoint given at creation.
+    public final let endpoint: NWEndpoint
+    /// The parameters given at creation (the connection took a snapshot of them).
+    public final let parameters: NWParameters
+
+    /// The engine flow behind this connection.
+    package let flow: Flow
+    private let delivery = CallbackDelivery()
+    private let shared = Mutex(Shared())
+    private let id: Int
+
+    private struct Shared {
+        var state: State = .setup
+        var stateUpdateHandler: (@Sendable (State) -> Void)?
+        var pathUpdateHandler: (@Sendable (NWPath) -> Void)?
+        var viabilityUpdateHandler: (@Sendable (Bool) -> Void)?
+        var betterPathUpdateHandler: (@Sendable (Bool) -> Void)?
+        var path: NWPath?
+        var maximumDatagramSize = 0
+    }
+
+    private static let counter = Atomic<Int>(0)
+
+    /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
+    public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
+        self.endpoint = endpoint
+        self.parameters = parameters.copy()
+        self.id = Self.counter.add(1, ordering: .relaxed).newValue
+        var configuration: FlowConfiguration
+        switch endpoint.flowTarget() {
+        case .success(let target):
+            configuration = self.parameters.flowConfiguration(target: target)
+        case .failure(let error):
+            configuration = self.parameters.flowConfiguration(target: .unix(path: ""))
+            configuration.unsupported = error
+        }
+        self.flow = Flow(configuration: configuration)
+    }
+
+    /// Creates an outbound connection to `host` and `port`.
+    public convenience init(host: NWEndpoint.Host, port: NWEndpoint.Port, using parameters: NWParameters) {
+        self.init(to: .hostPort(host: host, port: port), using: parameters)
+    }
+
+    /// Wraps a flow a listener accepted.
+    init(accepted flow: Flow, endpoint: NWEndpoint, parameters: NWParameters) {
+        self.endpoint = endpoint
+        self.parameters = parameters
+        self.flow = flow
+        self.id = Self.counter.add(1, ordering: .relaxed).newValue
+    }
+
+    // MARK: - Life cycle
+
+    /// Starts establishing the connection; callbacks will run on `queue`. Later calls are ignored.
+    public final func start(queue: DispatchQueue) {
+        guard delivery.start(queue: queue) else { return }
+        flow.start { [self] state in self.flowStateChanged(state) }
+    }
+
+    /// The queue given to ``start(queue:)``, nil before.
+    public final var queue: DispatchQueue? { delivery.queue }
+
+    /// Tries a waiting connection again now instead of waiting for a network change.
+    public final func restart() {
+        flow.restart()
+    }
+
+    /// Closes the connection gracefully (a TCP FIN after data already handed to the socket).
+    /// Pending receives and sends complete with `ECANCELED`, then the state becomes `cancelled`.
+    public final func cancel() {
+        flow.cancel(force: false)
+    }
+
+    /// Closes the connection at once, resetting it (a TCP RST), then reports `cancelled`.
+    public final func forceCancel() {
+        flow.cancel(force: true)
+    }
+
+    /// While connecting, gives up on the address being tried and moves on to the next one
+    /// (or to `waiting` when there is none). Ignored in other states.
+    public final func cancelCurrentEndpoint() {
+        flow.cancelCurrentEndpoint()
+    }
+
+    // MARK: - State and path
+
+    /// The current state.
+    public final var state: State { shared.withLock { $0.state } }
+
+    /// Called with every state change.
+    @preconcurrency public final var stateUpdateHandler: (@Sendable (State) -> Void)? {
+        get { shared.withLock { $0.stateUpdateHandler } }
+        set { shared.withLock { $0.stateUpdateHandler = newValue } }
+    }
+
+    /// The path the connection uses, known once it is ready.
+    public final var currentPath: NWPath? { shared.withLock { $0.path } }
+
+    /// Called when the connection's path becomes known or changes.
+    @preconcurrency public final var pathUpdateHandler: (@Sendable (NWPath) -> Void)? {
+        get { shared.withLock { $0.pathUpdateHandler } }
+        set { shared.withLock { $0.pathUpdateHandler = newValue } }
+    }
+
+    /// Called when the connection stops (false) or starts again (true) being able to pass data.
+    @preconcurrency public final var viabilityUpdateHandler: (@Sendable (Bool) -> Void)? {
+        get { shared.withLock { $0.viabilityUpdateHandler } }
+        set { shared.withLock { $0.viabilityUpdateHandler = newValue } }
+    }
+
+    /// Called when a better path than the current one appears (true) or goes away (false).
+    @preconcurrency public final var betterPathUpdateHandler: (@Sendable (Bool) -> Void)? {
+        get { shared.withLock { $0.betterPathUpdateHandler } }
+        set { shared.withLock { $0.betterPathUpdateHandler = newValue } }
+    }
+
+    /// The largest datagram one send may carry (UDP), or the largest single write for streams;
+    /// 0 until the connection is ready.
+    public final var maximumDatagramSize: Int { shared.withLock { $0.maximumDatagramSize } }
+
+    /// Runs on the flow's event loop, in order.
+    private func flowStateChanged(_ flowState: FlowConnectionState) {
+        let newState = State(flowState)
+        var path: NWPath?
+        if flowState == .ready {
+            let snapshot = flow.snapshotOnLoop()
+            path = NWPath(connectionSnapshot: snapshot)
+            let datagramSize = Self.maximumDatagramSize(snapshot)
+            shared.withLock {
+                $0.path = path
+                $0.maximumDatagramSize = datagramSize
+            }
+        }
+        shared.withLock { $0.state = newState }
+        let readyPath = path
+        delivery.deliver { [self] in
+            let handler = self.shared.withLock { $0.stateUpdateHandler }
+            handler?(newState)
+            if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathUpdateHandler }) {
+                pathHandler(path)
+            }
+            if newState == .cancelled {
+                // Nothing follows `cancelled`: drop every handler so captured objects are freed.
+                self.shared.withLock {
+                    $0.stateUpdateHandler = nil
+                    $0.pathUpdateHandler = nil
+                    $0.viabilityUpdateHandler = nil
+                    $0.betterPathUpdateHandler = nil
+                }
+            }
+        }
+    }
+
+    private static func maximumDatagramSize(_ snapshot: FlowSnapshot) -> Int {
+        guard snapshot.isDatagram else { return Int(UInt32.max) }
+        // 65535 minus the IP and UDP headers.
+        return snapshot.remoteAddress?.protocol == .inet6 ? 65_527 : 65_507
+    }
+
+    // MARK: - Receiving
+
+    /// Receives at least `minimumIncompleteLength` and at most `maximumLength` bytes (streams),
+    /// or one message (datagrams: a whole datagram, or its first `maximumLength` bytes with
+    /// `isComplete == false`). On a stream, `isComplete` means the peer closed its side.
+    /// Invalid bounds (negative, `maximumLength` 0, minimum above maximum) give `EINVAL`.
+    @preconcurrency public final func receive(
+        minimumIncompleteLength: Int,
+        maximumLength: Int,
+        completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
+    ) {
+        let delivery = self.delivery
+        let isDatagram = flow.configuration.transport == .udp
+        flow.receive(minimum: minimumIncompleteLength, maximum: maximumLength) { outcome in
+            let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
+            delivery.deliver { completion(data, context, isComplete, error) }
+        }
+    }
+
+    /// Receives one complete message: a datagram, or on a stream everything up to the peer's end
+    /// of stream.
+    @preconcurrency public final func receiveMessage(
+        completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
+    ) {
+        let isDatagram = flow.configuration.transport == .udp
+        receive(minimumIncompleteLength: isDatagram ? 1 : Int.max, maximumLength: Int.max, completion: completion)
+    }
+
+    /// As ``receive(minimumIncompleteLength:maximumLength:completion:)``, with the bytes as
+    /// `DispatchData`.
+    @preconcurrency public final func receiveDiscontiguous(
+        minimumIncompleteLength: Int,
+        maximumLength: Int,
+        completion: @escaping @Sendable (DispatchData?, NWConnection.ContentContext?, Bool, NWError?) -> Void
+    ) {
+        receive(minimumIncompleteLength: minimumIncompleteLength, maximumLength: maximumLength) {
+            data, context, isComplete, error in
+            completion(data.map(Self.dispatchData), context, isComplete, error)
+        }
+    }
+
+    /// As ``receiveMessage(completion:)``, with the bytes as `DispatchData`.
+    @preconcurrency public final func receiveMessageDiscontiguous(
+        completion: @escaping @Sendable (DispatchData?, NWConnection.ContentContext?, Bool, NWError?) -> Void
+    ) {
+        receiveMessage { data, context, isComplete, error in
+            completion(data.map(Self.dispatchData), context, isComplete, error)
+        }
+    }
+
+    private static func dispatchData(_ data: Data) -> DispatchData {
+        data.withUnsafeBytes { DispatchData(bytes: $0) }
+    }
+
+    private static func translate(
+        _ outcome: ReceiveOutcome, isDatagram: Bool
+    ) -> (Data?, NWConnection.ContentContext?, Bool, NWError?) {
+        switch outcome {
+        case .data(let buffer, let isComplete, let isFinal):
+            let data = buffer.map { Data(buffer: $0, byteTransferStrategy: .automatic) }
+            let context: NWConnection.ContentContext
+            if isDatagram {
+                context = NWConnection.ContentContext(
+                    identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()])
+            } else {
+                context = isFinal ? .finalMessage : .defaultMessage
+            }
+            return (data, context, isComplete, nil)
+        case .failure(let error):
+            return (nil, nil, false, NWError(error))
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Sends `content` as part of the message `contentContext`. `isComplete` ends the message
+    /// (on UDP, one datagram per complete message); completing a final context (`isFinal`, as
+    /// ``ContentContext/finalMessage`` and ``ContentContext/defaultStream``) closes the sending
+    /// side. Sends made before the connection is ready wait and leave, in order, once it is.
+    @preconcurrency public final func send(
+        content: Data?,
+        contentContext: NWConnection.ContentContext = .defaultMessage,
+        isComplete: Bool = true,
+        completion: NWConnection.SendCompletion
+    ) {
+        let buffer = content.map { ByteBuffer(data: $0) }
+        send(buffer: buffer, contentContext: contentContext, isComplete: isComplete, completion: completion)
+    }
+
+    /// Sends any contiguous or discontiguous bytes; see ``send(content:contentContext:isComplete:completion:)``.
+    @preconcurrency public final func send<Content: DataProtocol>(
+        content: Content?,
+        contentContext: NWConnection.ContentContext = .defaultMessage,
+        isComplete: Bool = true,
+        completion: NWConnection.SendCompletion
+    ) {
+        let buffer = content.map { content -> ByteBuffer in
+            var buffer = ByteBufferAllocator().buffer(capacity: content.count)
+            for region in content.regions { buffer.writeBytes(region) }
+            return buffer
+        }
+        send(buffer: buffer, contentContext: contentContext, isComplete: isComplete, completion: completion)
+    }
+
+    private func send(
+        buffer: ByteBuffer?, contentContext: NWConnection.ContentContext, isComplete: Bool,
+        completion: NWConnection.SendCompletion
+    ) {
+        var flowCompletion: Flow.SendCompletion?
+        if case .contentProcessed(let handler) = completion {
+            let delivery = self.delivery
+            flowCompletion = { error in
+                let nwError = error.map(NWError.init)
+                delivery.deliver { handler(nwError) }
+            }
+        }
+        flow.send(buffer, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: flowCompletion)
+    }
+
+    /// Runs `block` and sends everything it sends together: for datagrams, in one system call
+    /// (`sendmmsg`) where possible.
+    public final func batch(_ block: () -> Void) {
+        flow.beginBatch()
+        block()
+        flow.endBatch()
+    }
+
+    // MARK: - Metadata
+
+    /// Connection-wide metadata of one protocol in the stack (TCP, UDP or IP), nil for others.
+    public final func metadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
+        switch definition {
+        case NWProtocolTCP.definition:
+            guard flow.configuration.transport == .tcp else { return nil }
+            let (receive, send) = tcpBufferFacts()
+            return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send)
+        case NWProtocolUDP.definition:
+            return flow.configuration.transport == .udp ? NWProtocolUDP.Metadata() : nil
+        case NWProtocolIP.definition:
+            return NWProtocolIP.Metadata()
+        default:
+            return nil
+        }
+    }
+
+    /// Bytes waiting to be received, and room left in the socket's send buffer.
+    private func tcpBufferFacts() -> (UInt32, UInt32) {
+        let future = flow.inspect { snapshot -> (UInt32, UInt32) in
+            var sendRoom: UInt32 = 0
+            if let options = snapshot.channel?.syncOptions {
+                let sendBuffer = (try? options.getOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SO_SNDBUF))) ?? 0
+                let queued = (try? options.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+                sendRoom = UInt32(clamping: max(0, Int(sendBuffer) - queued))
+            }
+            return (UInt32(clamping: snapshot.bufferedInboundBytes), sendRoom)
+        }
+        if flow.eventLoop.inEventLoop { return (0, 0) }
+        return (try? future.wait()) ?? (0, 0)
+    }
+
+    // MARK: - Reports
+
+    /// Asks how establishment went; `completion` gets nil if the connection is not ready yet.
+    @preconcurrency public final func requestEstablishmentReport(
+        queue: DispatchQueue, completion: @escaping @Sendable (NWConnection.EstablishmentReport?) -> Void
+    ) {
+        let transport = flow.configuration.transport
+        flow.inspect { snapshot -> NWConnection.EstablishmentReport? in
+            guard snapshot.report.readyTime != nil else { return nil }
+            return NWConnection.EstablishmentReport(snapshot.report, transport: transport)
+        }.whenComplete { result in
+            let report = (try? result.get()) ?? nil
+            queue.async { completion(report) }
+        }
+    }
+
+    /// Starts measuring data transfer from now; collect the report later.
+    public final func startDataTransferReport() -> NWConnection.PendingDataTransferReport {
+        PendingDataTransferReport(connection: self)
+    }
+
+    /// A readable summary: the connection's number, endpoint and state.
+    public var debugDescription: String {
+        "[C\(id) \(endpoint.debugDescription) \(state)]"
+    }
+}

@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+import NetworkCore
+import Synchronization
+
+/// Accepts incoming connections on a local port for a protocol stack (TCP or UDP).
+///
+/// Each new connection reaches ``newConnectionHandler`` in the `setup` state and does nothing
+/// until you start it. A UDP listener uses one socket: each remote address becomes one
+/// connection, and its replies leave from the listener's port.
+public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable {
+    /// A value of ``newConnectionLimit`` that means "no limit" (the C constant's value, UINT32_MAX).
+    public static let InfiniteConnectionLimit: Int = Int(UInt32.max)
+
+    /// The parameters given at creation.
+    public final let parameters: NWParameters
+
+    package let engine: FlowListener
+    private let delivery = CallbackDelivery()
+    private let shared = Mutex(Shared())
+    private let requestedPort: NWEndpoint.Port
+
+    private struct Shared {
+        var state: State = .setup
+        var stateUpdateHandler: (@Sendable (State) -> Void)?
+        var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
+        var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)?
+        var service: Service?
+    }
+
+    /// Creates a listener for `parameters` on `port` (`.any` lets the system choose). Throws
+    /// `NWError.posix(.EINVAL)` when the parameters name no transport this build runs, or when
+    /// the required local endpoint is not a host and port.
+    public init(using parameters: NWParameters, on port: NWEndpoint.Port = .any) throws {
+        self.parameters = parameters.copy()
+        guard let transport = self.parameters.flowTransport else { throw NWError.posix(.EINVAL) }
+        var bindHost: String?
+        var bindInterface: String?
+        var bindPort = port
+        if let local = self.parameters.requiredLocalEndpoint {
+            guard case .hostPort(let host, let localPort) = local else { throw NWError.posix(.EINVAL) }
+            switch host {
+            case .ipv4(let address): bindHost = address.presentation
+            case .ipv6(let address):
+                bindHost = address.presentation
+                bindInterface = address.interface?.name
+            case .name(let name, _):
+                if name == "localhost" { bindHost = "127.0.0.1" } else { throw NWError.posix(.EINVAL) }
+            }
+            if port == .any { bindPort = localPort }
+        }
+        self.requestedPort = bindPort
+        var child = self.parameters.flowConfiguration(target: .unix(path: ""))
+        child.transport = transport
+        var configuration = FlowListenerConfiguration(transport: transport, port: Int(bindPort.rawValue), child: child)
+        configuration.localHost = bindHost
+        configuration.localInterfaceName = bindInterface
+        configuration.allowLocalEndpointReuse = self.parameters.allowLocalEndpointReuse
+        configuration.acceptLocalOnly = self.parameters.acceptLocalOnly
+        configuration.unsupported = child.unsupported
+        self.engine = FlowListener(configuration: configuration)
+    }
+
+    /// Creates a listener that will advertise `service` (on a port the system chooses).
+    /// Advertising arrives with the Bonjour issue; until then the service is only recorded.
+    public convenience init(service: NWListener.Service, using parameters: NWParameters) throws {
+        try self.init(using: parameters, on: .any)
+        self.service = service
+    }
+
+    // MARK: - Life cycle
+
+    /// Binds and starts accepting; callbacks run on `queue`. Later calls are ignored.
+    public final func start(queue: DispatchQueue) {
+        guard delivery.start(queue: queue) else { return }
+        engine.start(
+            stateHandler: { [self] state in self.engineStateChanged(state) },
+            newFlowHandler: { [self] flow in self.accepted(flow) }
+        )
+    }
+
+    /// The queue given to ``start(queue:)``, nil before.
+    public final var queue: DispatchQueue? { delivery.queue }
+
+    /// Stops listening. Connections already handed out are not affected.
+    public final func cancel() {
+        engine.cancel()
+    }
+
+    /// The current state.
+    public final var state: State { shared.withLock { $0.state } }
+
+    /// Called with every state change.
+    @preconcurrency public final var stateUpdateHandler: (@Sendable (State) -> Void)? {
+        get { shared.withLock { $0.stateUpdateHandler } }
+        set { shared.withLock { $0.stateUpdateHandler = newValue } }
+    }
+
+    /// Called with each new inbound connection, in the `setup` state: start it (or cancel it).
+    @preconcurrency public final var newConnectionHandler: (@Sendable (NWConnection) -> Void)? {
+        get { shared.withLock { $0.newConnectionHandler } }
+        set { shared.withLock { $0.newConnectionHandler = newValue } }
+    }
+
+    /// How many more connections the listener accepts; each accepted connection takes one.
+    /// At 0 the listener stops accepting (peers wait in the backlog) until you raise it again.
+    /// ``InfiniteConnectionLimit`` (the default) means no limit.
+    public final var newConnectionLimit: Int {
+        get {
+            let limit = engine.connectionLimit
+            return limit == FlowListener.infiniteLimit ? Self.InfiniteConnectionLimit : limit
+        }
+        set {
+            engine.connectionLimit = newValue == Self.InfiniteConnectionLimit || newValue < 0
+                ? FlowListener.infiniteLimit : newValue
+        }
+    }
+
+    /// The local port: the bound one once ready, the requested one before (nil for `.any`).
+    public final var port: NWEndpoint.Port? {
+        if let bound = engine.port { return NWEndpoint.Port(rawValue: UInt16(bound)) }
+        return requestedPort == .any ? nil : requestedPort
+    }
+
+    /// The Bonjour service to advertise (recorded; advertising arrives with the Bonjour issue).
+    public final var service: Service? {
+        get { shared.withLock { $0.service } }
+        set { shared.withLock { $0.service = newValue } }
+    }
+
+    /// Called when the advertised service is registered or removed.
+    @preconcurrency public final var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)? {
+        get { shared.withLock { $0.serviceRegistrationUpdateHandler } }
+        set { shared.withLock { $0.serviceRegistrationUpdateHandler = newValue } }
+    }
+
+    // MARK: - Engine events (listener event loop)
+
+    private func engineStateChanged(_ engineState: FlowListenerState) {
+        let newState = State(engineState)
+        shared.withLock { $0.state = newState }
+        delivery.deliver { [self] in
+            let handler = self.shared.withLock { $0.stateUpdateHandler }
+            handler?(newState)
+            if newState == .cancelled {
+                self.shared.withLock {
+                    $0.stateUpdateHandler = nil
+                    $0.newConnectionHandler = nil
+                    $0.serviceRegistrationUpdateHandler = nil
+                }
+            }
+        }
+    }
+
+    private func accepted(_ flow: Flow) {
+        var remote = NWEndpoint.hostPort(host: .ipv4(.any), port: .any)
+        if case .address(let address) = flow.configuration.target, let endpoint = NWEndpoint(address) {
+            remote = endpoint
+        }
+        let connection = NWConnection(accepted: flow, endpoint: remote, parameters: parameters.copy())
+        delivery.deliver { [self] in
+            guard let handler = self.shared.withLock({ $0.newConnectionHandler }) else {
+                // Nobody takes it: close it rather than leak it.
+                connection.cancel()
+                return
+            }
+            handler(connection)
+        }
+    }
+
+    /// A readable summary: the port and state.
+    public var debugDescription: String {
+        "[Listener port \(port.map { "\($0.rawValue)" } ?? "any") \(state)]"
+    }
+}

@@ -1,0 +1,11 @@
+import NIOCore
+import NIOPosix
+
+/// The process-wide engine: one shared event-loop group that every flow and listener lives on.
+package enum Engine {
+    /// NIO's process-wide group (one loop per core), shared with any other NIO user in the process.
+    package static var group: MultiThreadedEventLoopGroup { MultiThreadedEventLoopGroup.singleton }
+
+    /// The next event loop, round robin.
+    package static func nextEventLoop() -> EventLoop { group.next() }
+}

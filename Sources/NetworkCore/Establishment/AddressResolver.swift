@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+import NetworkSystem
+
+/// Turns a flow target into socket addresses. Literals need no lookup; names go through
+/// `getaddrinfo` on NIO's blocking thread pool. The full resolver (NetworkDNS) replaces this
+/// step in the establishment issue; it sits behind one function so it can be swapped.
+package enum AddressResolver {
+    /// The addresses for `target`, in the order the system returned them.
+    package static func resolve(
+        _ target: FlowTarget,
+        version: IPSocketSettings.Version,
+        transport: FlowTransportKind,
+        on eventLoop: EventLoop
+    ) -> EventLoopFuture<[SocketAddress]> {
+        switch target {
+        case .address(let address):
+            return eventLoop.makeSucceededFuture([address])
+        case .unix(let path):
+            do {
+                return eventLoop.makeSucceededFuture([try SocketAddress(unixDomainSocketPath: path)])
+            } catch {
+                return eventLoop.makeFailedFuture(FlowError(error))
+            }
+        case .hostPort(let host, let port, let interfaceName):
+            if let literal = literalAddress(host, port: port, interfaceName: interfaceName) {
+                return eventLoop.makeSucceededFuture(filter([literal], version: version))
+            }
+            return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
+                try lookup(host: host, port: port, version: version, transport: transport)
+            }
+        }
+    }
+
+    /// Parses an IPv4 or IPv6 literal (with an optional scope for link-local IPv6).
+    package static func literalAddress(_ host: String, port: Int, interfaceName: String? = nil) -> SocketAddress? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+            sin.sin_addr = v4
+            return SocketAddress(sin, host: host)
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = sa_family_t(AF_INET6)
+            sin6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+            sin6.sin6_addr = v6
+            if let interfaceName {
+                sin6.sin6_scope_id = UInt32(if_nametoindex(interfaceName))
+            }
+            return SocketAddress(sin6, host: host)
+        }
+        return nil
+    }
+
+    private static func filter(_ addresses: [SocketAddress], version: IPSocketSettings.Version) -> [SocketAddress] {
+        switch version {
+        case .any: return addresses
+        case .v4: return addresses.filter { $0.protocol == .inet }
+        case .v6: return addresses.filter { $0.protocol == .inet6 }
+        }
+    }
+
+    private static func lookup(
+        host: String, port: Int, version: IPSocketSettings.Version, transport: FlowTransportKind
+    ) throws -> [SocketAddress] {
+        var hints = addrinfo()
+        switch version {
+        case .any: hints.ai_family = AF_UNSPEC
+        case .v4: hints.ai_family = AF_INET
+        case .v6: hints.ai_family = AF_INET6
+        }
+        hints.ai_socktype = Int32(transport == .tcp ? SOCK_STREAM.rawValue : SOCK_DGRAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &result)
+        guard rc == 0, let first = result else {
+            throw dnsError(rc)
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            if let sa = info.pointee.ai_addr {
+                switch Int32(sa.pointee.sa_family) {
+                case AF_INET:
+                    let sin = UnsafeRawPointer(sa).loadUnaligned(as: sockaddr_in.self)
+                    addresses.append(SocketAddress(sin, host: host))
+                case AF_INET6:
+                    let sin6 = UnsafeRawPointer(sa).loadUnaligned(as: sockaddr_in6.self)
+                    addresses.append(SocketAddress(sin6, host: host))
+                default:
+                    break
+                }
+            }
+            cursor = info.pointee.ai_next
+        }
+        if addresses.isEmpty { throw FlowError.dns(DNSServiceCode.noSuchRecord) }
+        return addresses
+    }
+
+    // GNU extensions that Glibc's Swift import leaves out (values from <netdb.h>).
+    private static let eaiNoData: Int32 = -5
+    private static let eaiAddressFamily: Int32 = -9
+
+    /// getaddrinfo's EAI_* codes as the DNS-SD codes Apple's framework reports.
+    package static func dnsError(_ code: Int32) -> FlowError {
+        switch code {
+        case EAI_NONAME, eaiNoData, eaiAddressFamily, EAI_SERVICE:
+            return .dns(DNSServiceCode.noSuchRecord)
+        case EAI_AGAIN:
+            return .dns(DNSServiceCode.timeout)
+        case EAI_MEMORY:
+            return .dns(DNSServiceCode.noMemory)
+        case EAI_SYSTEM:
+            return .posix(errno)
+        case EAI_BADFLAGS, EAI_FAMILY, EAI_SOCKTYPE:
+            return .dns(DNSServiceCode.badParam)
+        default:
+            return .dns(DNSServiceCode.unknown)
+        }
+    }
+}

@@ -1,0 +1,508 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DequeModule
+import NIOCore
+import NIOPosix
+import NetworkSystem
+
+/// One connection: its state machine, its transport channel, its inbound buffer and its pending
+/// sends. A flow lives on one event loop and is touched only there; the public methods hop onto
+/// that loop, so they may be called from any thread. Events go out through the handlers set in
+/// `start`, called on the event loop in the order they happened.
+package final class Flow: @unchecked Sendable {
+    package typealias StateHandler = @Sendable (FlowConnectionState) -> Void
+    package typealias ReceiveCompletion = @Sendable (ReceiveOutcome) -> Void
+    package typealias SendCompletion = @Sendable (FlowError?) -> Void
+
+    /// How the flow reaches the network.
+    private enum Transport {
+        case none
+        /// A socket the flow owns (outbound connections, accepted TCP children).
+        case owned(Channel)
+        /// A listener's datagram socket shared with other peers; writes go to `remote`.
+        case shared(Channel, remote: SocketAddress, release: @Sendable () -> Void)
+
+        var channel: Channel? {
+            switch self {
+            case .none: return nil
+            case .owned(let channel), .shared(let channel, _, _): return channel
+            }
+        }
+    }
+
+    private struct PendingSend {
+        var data: ByteBuffer?
+        var isComplete: Bool
+        var closesWrite: Bool
+        var completion: SendCompletion?
+    }
+
+    package let eventLoop: EventLoop
+    package let configuration: FlowConfiguration
+
+    // Everything below is touched on `eventLoop` only.
+    private var machine = FlowStateMachine()
+    private var receives: ReceiveQueue<ReceiveCompletion>
+    private var transport: Transport = .none
+    private var queuedSends: Deque<PendingSend> = []
+    private var partialDatagram: ByteBuffer?
+    private var writeClosed = false
+    private var batchDepth = 0
+    private var needsFlush = false
+    private var readInFlight = false
+    private var stateHandler: StateHandler?
+    private var establishment: Establishment?
+    private var acceptedChannel: Channel?
+    private var establishmentTimeout: Scheduled<Void>?
+    package private(set) var report = FlowReport()
+
+    /// An outbound flow; nothing happens until `start`.
+    package init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
+    }
+
+    /// A flow for a channel a listener accepted. It becomes ready as soon as it is started.
+    package init(accepted channel: Channel, configuration: FlowConfiguration) {
+        self.configuration = configuration
+        self.eventLoop = channel.eventLoop
+        self.receives = ReceiveQueue(mode: .stream)
+        self.acceptedChannel = channel
+    }
+
+    /// A flow for one remote peer of a datagram listener; `release` is called once when the flow
+    /// no longer uses the shared socket.
+    package init(
+        sharedDatagramChannel channel: Channel,
+        remote: SocketAddress,
+        configuration: FlowConfiguration,
+        release: @escaping @Sendable () -> Void
+    ) {
+        self.configuration = configuration
+        self.eventLoop = channel.eventLoop
+        self.receives = ReceiveQueue(mode: .datagram)
+        self.transport = .shared(channel, remote: remote, release: release)
+    }
+
+    // MARK: - Public operations (any thread)
+
+    /// Starts establishment; `stateHandler` receives every state change from now on.
+    package func start(stateHandler: @escaping StateHandler) {
+        eventLoop.execute {
+            guard case .setup = self.machine.state else { return }
+            self.stateHandler = stateHandler
+            self.report.startTime = .now()
+            self.perform(self.machine.start())
+        }
+    }
+
+    /// Retries a waiting flow now.
+    package func restart() {
+        eventLoop.execute { self.perform(self.machine.restart()) }
+    }
+
+    /// The network changed; a waiting flow tries again.
+    package func pathChanged(satisfied: Bool) {
+        eventLoop.execute { self.perform(self.machine.pathChanged(satisfied: satisfied)) }
+    }
+
+    /// Abandons the address being tried and moves on to the next one.
+    package func cancelCurrentEndpoint() {
+        eventLoop.execute { self.perform(self.machine.cancelCurrentEndpoint()) }
+    }
+
+    /// Closes the flow; `force` resets the transport instead of closing it gracefully.
+    package func cancel(force: Bool) {
+        eventLoop.execute { self.perform(self.machine.cancel(force: force)) }
+    }
+
+    /// Queues a receive. The completion runs on the event loop.
+    package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
+        eventLoop.execute { self.receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion) }
+    }
+
+    /// Sends `data`; `isComplete` ends the message (one datagram on UDP); `closesWrite` (a final
+    /// context) then closes the sending side. The completion, if any, runs on the event loop once
+    /// the bytes were handed to the socket.
+    package func send(
+        _ data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
+    ) {
+        let send = PendingSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        eventLoop.execute { self.sendOnLoop(send) }
+    }
+
+    /// Starts deferring flushes until the matching `endBatch`.
+    package func beginBatch() {
+        eventLoop.execute { self.batchDepth += 1 }
+    }
+
+    /// Ends a batch; the writes issued inside it leave together (one `sendmmsg` for datagrams).
+    package func endBatch() {
+        eventLoop.execute {
+            self.batchDepth = max(0, self.batchDepth - 1)
+            if self.batchDepth == 0 && self.needsFlush {
+                self.needsFlush = false
+                self.transport.channel?.flush()
+            }
+        }
+    }
+
+    /// Runs `body` on the flow's loop with a snapshot of its transport facts.
+    package func inspect<T: Sendable>(_ body: @escaping @Sendable (FlowSnapshot) -> T) -> EventLoopFuture<T> {
+        eventLoop.submit { body(self.snapshot()) }
+    }
+
+    // MARK: - State machine actions
+
+    private func perform(_ actions: [FlowStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .report(let state):
+                if state == .ready { report.readyTime = .now() }
+                stateHandler?(state)
+                if state == .cancelled { stateHandler = nil }
+            case .establish:
+                establish()
+            case .skipCandidate:
+                establishment?.skipCurrent()
+            case .stopEstablishment:
+                stopEstablishment()
+            case .startTransport:
+                startTransport()
+            case .closeTransport(let abortive):
+                closeTransport(abortive: abortive)
+            case .failPending(let error):
+                failPending(error)
+            }
+        }
+    }
+
+    private func establish() {
+        if let unsupported = configuration.unsupported {
+            perform(machine.establishmentFailed(unsupported, fatal: true))
+            return
+        }
+        if let channel = acceptedChannel {
+            acceptedChannel = nil
+            do {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: self))
+            } catch {
+                channel.close(promise: nil)
+                perform(machine.establishmentFailed(FlowError(error), fatal: true))
+                return
+            }
+            transport = .owned(channel)
+            report.recordAcceptedOrShared(remote: channel.remoteAddress)
+            perform(machine.establishmentSucceeded())
+            return
+        }
+        if case .shared = transport {
+            perform(machine.establishmentSucceeded())
+            return
+        }
+        let attempt = Establishment(flow: self, configuration: configuration)
+        establishment = attempt
+        if configuration.tcp.connectionTimeout > 0 {
+            establishmentTimeout?.cancel()
+            establishmentTimeout = eventLoop.scheduleTask(in: .seconds(Int64(configuration.tcp.connectionTimeout))) {
+                [weak self] in
+                self?.establishmentTimedOut(attempt)
+            }
+        }
+        report.attemptCount += 1
+        attempt.run()
+    }
+
+    private func establishmentTimedOut(_ attempt: Establishment) {
+        guard establishment === attempt else { return }
+        stopEstablishment()
+        perform(machine.establishmentFailed(.posix(ETIMEDOUT), fatal: true))
+    }
+
+    private func stopEstablishment() {
+        establishmentTimeout?.cancel()
+        establishmentTimeout = nil
+        establishment?.abandon()
+        establishment = nil
+        acceptedChannel?.close(promise: nil)
+        acceptedChannel = nil
+    }
+
+    /// Called by `Establishment` on the loop.
+    func establishmentFinished(_ attempt: Establishment, result: Result<Channel, FlowError>) {
+        guard establishment === attempt else {
+            if case .success(let channel) = result { channel.close(promise: nil) }
+            return
+        }
+        establishment = nil
+        establishmentTimeout?.cancel()
+        establishmentTimeout = nil
+        report.resolution = attempt.resolutionReport
+        report.handshakeDuration = attempt.handshakeDuration
+        switch result {
+        case .success(let channel):
+            transport = .owned(channel)
+            perform(machine.establishmentSucceeded())
+            if machine.state != .ready {
+                // Cancelled in the meantime.
+                channel.close(promise: nil)
+            }
+        case .failure(let error):
+            perform(machine.establishmentFailed(error))
+        }
+    }
+
+    private func startTransport() {
+        requestReadIfNeeded()
+        // Sends issued before the connection was ready leave now, in order.
+        let queued = queuedSends
+        queuedSends.removeAll()
+        batchDepth += 1
+        for send in queued { write(send) }
+        batchDepth -= 1
+        if batchDepth == 0 && needsFlush {
+            needsFlush = false
+            transport.channel?.flush()
+        }
+    }
+
+    private func closeTransport(abortive: Bool) {
+        switch transport {
+        case .none:
+            return
+        case .owned(let channel):
+            if abortive, let provider = channel as? SocketOptionProvider {
+                // SO_LINGER with a zero timeout makes close() send a reset.
+                _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in
+                    channel.close(promise: nil)
+                }
+            } else {
+                channel.close(promise: nil)
+            }
+        case .shared(_, _, let release):
+            release()
+        }
+        transport = .none
+    }
+
+    private func failPending(_ error: FlowError) {
+        for (completion, outcome) in receives.failAll(error) { completion(outcome) }
+        let queued = queuedSends
+        queuedSends.removeAll()
+        for send in queued { send.completion?(error) }
+    }
+
+    // MARK: - Receiving
+
+    private func receiveOnLoop(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
+        switch machine.state {
+        case .cancelled:
+            completion(.failure(.posix(ECANCELED)))
+            return
+        case .failed(let error):
+            completion(.failure(error))
+            return
+        default:
+            break
+        }
+        for (c, outcome) in receives.enqueue(minimum: minimum, maximum: maximum, token: completion) {
+            c(outcome)
+        }
+        requestReadIfNeeded()
+    }
+
+    private var highWaterBytes: Int {
+        receives.mode == .stream ? configuration.receiveHighWater : configuration.receiveHighWater * 4
+    }
+
+    private func requestReadIfNeeded() {
+        guard machine.state == .ready, !readInFlight, case .owned(let channel) = transport else { return }
+        guard receives.wantsRead(highWater: highWaterBytes),
+            receives.bufferedDatagramCount < configuration.datagramHighWaterCount
+        else { return }
+        readInFlight = true
+        channel.read()
+    }
+
+    func transportRead(_ buffer: ByteBuffer, channel: Channel) {
+        guard channel === transport.channel else { return }
+        report.receivedBytes += UInt64(buffer.readableBytes)
+        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+    }
+
+    func transportReadComplete(channel: Channel) {
+        guard channel === transport.channel else { return }
+        readInFlight = false
+        requestReadIfNeeded()
+    }
+
+    func transportEndOfStream(channel: Channel) {
+        guard channel === transport.channel else { return }
+        readInFlight = false
+        for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+    }
+
+    func transportInactive(channel: Channel) {
+        guard channel === transport.channel else { return }
+        readInFlight = false
+        if receives.mode == .stream && !receives.endOfStream && receives.terminalError == nil {
+            // The socket went away without an orderly end of stream: the peer reset it.
+            transportError(.posix(ECONNRESET), channel: channel)
+        } else if receives.mode == .stream && receives.endOfStream && writeClosed {
+            // Both directions finished cleanly; the connection stays ready until cancelled.
+        }
+    }
+
+    func transportError(_ error: FlowError, channel: Channel) {
+        guard channel === transport.channel else { return }
+        if receives.mode == .datagram, case .posix(ECONNREFUSED) = error {
+            // ICMP port unreachable for an earlier datagram: not fatal for UDP, as on Apple.
+            return
+        }
+        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        perform(machine.transportFailed(error))
+    }
+
+    /// A datagram for this flow arrived on a listener's shared socket. Returns false when the
+    /// flow's buffer is full and the datagram was dropped.
+    @discardableResult
+    package func deliverSharedDatagram(_ buffer: ByteBuffer) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard receives.bufferedDatagramCount < configuration.datagramHighWaterCount else { return false }
+        guard machine.state != .cancelled else { return false }
+        report.receivedBytes += UInt64(buffer.readableBytes)
+        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+        return true
+    }
+
+    /// The listener's shared socket closed under this flow.
+    package func sharedTransportFailed(_ error: FlowError) {
+        eventLoop.preconditionInEventLoop()
+        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        perform(machine.transportFailed(error))
+    }
+
+    // MARK: - Sending
+
+    private func sendOnLoop(_ send: PendingSend) {
+        switch machine.state {
+        case .cancelled:
+            send.completion?(.posix(ECANCELED))
+        case .failed(let error):
+            send.completion?(error)
+        case .setup, .preparing, .waiting:
+            queuedSends.append(send)
+        case .ready:
+            write(send)
+            if batchDepth == 0 && needsFlush {
+                needsFlush = false
+                transport.channel?.flush()
+            }
+        }
+    }
+
+    /// Writes without flushing; the caller flushes (so batches leave together).
+    private func write(_ send: PendingSend) {
+        guard let channel = transport.channel else {
+            send.completion?(.posix(ENOTCONN))
+            return
+        }
+        if writeClosed {
+            send.completion?(.posix(EPIPE))
+            return
+        }
+        var promise: EventLoopPromise<Void>?
+        if let completion = send.completion {
+            let p = eventLoop.makePromise(of: Void.self)
+            p.futureResult.whenComplete { result in
+                switch result {
+                case .success: completion(nil)
+                case .failure(let error): completion(FlowError(error))
+                }
+            }
+            promise = p
+        }
+        switch receives.mode {
+        case .stream:
+            if let data = send.data, data.readableBytes > 0 {
+                report.sentBytes += UInt64(data.readableBytes)
+                channel.write(data, promise: promise)
+                needsFlush = true
+            } else {
+                promise?.succeed()
+            }
+            if send.isComplete && send.closesWrite {
+                writeClosed = true
+                channel.flush()
+                needsFlush = false
+                channel.close(mode: .output, promise: nil)
+            }
+        case .datagram:
+            var datagram: ByteBuffer
+            if var partial = partialDatagram {
+                if var data = send.data { partial.writeBuffer(&data) }
+                datagram = partial
+            } else if let data = send.data {
+                datagram = data
+            } else if send.isComplete && partialDatagram == nil {
+                // Nothing to send: a bare completion (for example a final context on UDP).
+                promise?.succeed()
+                return
+            } else {
+                datagram = ByteBuffer()
+            }
+            guard send.isComplete else {
+                partialDatagram = datagram
+                promise?.succeed()
+                return
+            }
+            partialDatagram = nil
+            report.sentBytes += UInt64(datagram.readableBytes)
+            if case .shared(_, let remote, _) = transport {
+                channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
+            } else {
+                channel.write(datagram, promise: promise)
+            }
+            needsFlush = true
+        }
+    }
+
+    // MARK: - Introspection
+
+    /// Facts about the flow now; call on its event loop (for example from a state handler).
+    package func snapshotOnLoop() -> FlowSnapshot {
+        eventLoop.preconditionInEventLoop()
+        return snapshot()
+    }
+
+    private func snapshot() -> FlowSnapshot {
+        let channel = transport.channel
+        var remote = channel?.remoteAddress
+        if case .shared(_, let peer, _) = transport { remote = peer }
+        return FlowSnapshot(
+            state: machine.state,
+            localAddress: channel?.localAddress,
+            remoteAddress: remote,
+            channel: channel,
+            bufferedInboundBytes: receives.bufferedBytes,
+            isDatagram: receives.mode == .datagram,
+            report: report
+        )
+    }
+}
+
+/// Facts about a flow at one moment, taken on its event loop.
+package struct FlowSnapshot: @unchecked Sendable {
+    package var state: FlowConnectionState
+    package var localAddress: SocketAddress?
+    package var remoteAddress: SocketAddress?
+    /// The transport channel, for reading socket options (tests, metadata).
+    package var channel: Channel?
+    package var bufferedInboundBytes: Int
+    package var isDatagram: Bool
+    package var report: FlowReport
+}

@@ -1,0 +1,57 @@
+import NIOCore
+import NetworkSystem
+
+/// Where a flow goes, in engine terms (no NW types).
+package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
+    /// A host name or address literal, with an optional interface scope name, and a port.
+    case hostPort(host: String, port: Int, interfaceName: String?)
+    /// A socket address that needs no resolution.
+    case address(SocketAddress)
+    /// An AF_UNIX path.
+    case unix(path: String)
+
+    package var description: String {
+        switch self {
+        case .hostPort(let host, let port, _): return "\(host):\(port)"
+        case .address(let address): return "\(address)"
+        case .unix(let path): return path
+        }
+    }
+}
+
+/// The transport under a flow.
+package enum FlowTransportKind: Sendable, Equatable {
+    case tcp, udp
+}
+
+/// Everything the engine needs to know about a connection, copied out of `NWParameters` when the
+/// connection is created (later changes to the parameters object do not affect it, as on Apple).
+package struct FlowConfiguration: Sendable {
+    package var target: FlowTarget
+    package var transport: FlowTransportKind = .tcp
+    package var tcp = TCPSocketSettings()
+    package var udp = UDPSocketSettings()
+    package var ip = IPSocketSettings()
+    package var trafficClass: TrafficClass = .bestEffort
+    /// `requiredLocalEndpoint`.
+    package var localTarget: FlowTarget?
+    package var allowLocalEndpointReuse = false
+    /// `requiredInterface`, by kernel index.
+    package var requiredInterfaceIndex: Int?
+    /// `requiredInterfaceType`, resolved to an interface at establishment time.
+    package var requiredInterfaceType: SystemInterfaceType?
+    package var prohibitedInterfaceTypes: [SystemInterfaceType] = []
+    package var prohibitedInterfaceIndexes: [Int] = []
+    /// Set when the parameters ask for something this build cannot provide yet (for example TLS
+    /// before the TLS issue lands). The flow fails with it instead of silently doing less.
+    package var unsupported: FlowError?
+    /// Inbound bytes buffered per stream flow before reading pauses (backpressure).
+    package var receiveHighWater = 512 * 1024
+    /// Inbound datagrams buffered per datagram flow before reading pauses (or, on a shared
+    /// listener socket, before further datagrams for that peer are dropped).
+    package var datagramHighWaterCount = 1024
+
+    package init(target: FlowTarget) {
+        self.target = target
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+
+extension FlowError {
+    /// Maps whatever NIO or the system threw to one of the three error domains, so the user always
+    /// sees a concrete errno rather than an opaque NIO error.
+    package init(_ error: any Error) {
+        switch error {
+        case let flow as FlowError:
+            self = flow
+        case let io as IOError:
+            self = .posix(io.errnoCode)
+        case let channel as ChannelError:
+            switch channel {
+            case .connectTimeout: self = .posix(ETIMEDOUT)
+            case .ioOnClosedChannel, .alreadyClosed: self = .posix(ECANCELED)
+            case .outputClosed: self = .posix(EPIPE)
+            case .eof: self = .posix(ECONNRESET)
+            case .inputClosed: self = .posix(ENOTCONN)
+            case .writeMessageTooLarge: self = .posix(EMSGSIZE)
+            case .unknownLocalAddress, .badMulticastGroupAddressFamily, .badInterfaceAddressFamily,
+                .illegalMulticastAddress, .operationUnsupported, .inappropriateOperationForState:
+                self = .posix(EINVAL)
+            default: self = .posix(EIO)
+            }
+        case let connection as NIOConnectionError:
+            if let first = connection.connectionErrors.first {
+                self = FlowError(first.error)
+            } else {
+                self = .posix(ECONNREFUSED)
+            }
+        case is SocketAddressError:
+            self = .posix(EINVAL)
+        default:
+            self = .posix(EIO)
+        }
+    }
+}
+
+/// DNS-SD error codes the engine reports (values of `kDNSServiceErr_*`).
+package enum DNSServiceCode {
+    package static let unknown: Int32 = -65537
+    package static let noSuchName: Int32 = -65538
+    package static let noMemory: Int32 = -65539
+    package static let badParam: Int32 = -65540
+    package static let noSuchRecord: Int32 = -65554
+    package static let timeout: Int32 = -65568
+}

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The states of one flow, mirroring `NWConnection.State`.
+package enum FlowConnectionState: Equatable, Hashable, Sendable {
+    case setup
+    case waiting(FlowError)
+    case preparing
+    case ready
+    case failed(FlowError)
+    case cancelled
+}
+
+/// The connection life cycle as a value type: one `mutating` method per event, each returning the
+/// actions the flow must perform. No I/O happens here, so every transition is unit-testable.
+///
+/// Transition table (anything not listed is ignored and returns no action):
+///
+/// | from | event | to | actions |
+/// |---|---|---|---|
+/// | setup | start | preparing | report, establish |
+/// | preparing | establishment succeeded | ready | report, startTransport |
+/// | preparing | establishment failed (retryable) | waiting(e) | report |
+/// | preparing | establishment failed (fatal) | failed(e) | report, failPending(e) |
+/// | preparing | cancelCurrentEndpoint | preparing | skipCandidate |
+/// | waiting | restart / path changed to satisfied | preparing | report, establish |
+/// | ready | transport failed | failed(e) | report, failPending(e), closeTransport(abortive) |
+/// | setup, preparing, waiting, ready, failed | cancel | cancelled | stopEstablishment, closeTransport, failPending(ECANCELED), report |
+/// | setup, preparing, waiting, ready, failed | forceCancel | cancelled | as cancel, but the close is abortive |
+/// | cancelled | anything | cancelled | none |
+package struct FlowStateMachine: Sendable {
+    /// What the flow must do after an event.
+    package enum Action: Equatable, Sendable {
+        /// Publish this state to the user.
+        case report(FlowConnectionState)
+        /// Begin (or begin again) establishing: path, resolution, connecting.
+        case establish
+        /// Abandon the attempt in progress and move on to the next candidate.
+        case skipCandidate
+        /// Stop any establishment in progress (timers, pending connects).
+        case stopEstablishment
+        /// The transport is up: start reading and flush queued sends.
+        case startTransport
+        /// Close the transport; `abortive` resets it (TCP RST).
+        case closeTransport(abortive: Bool)
+        /// Complete every pending receive and send with this error.
+        case failPending(FlowError)
+    }
+
+    package private(set) var state: FlowConnectionState = .setup
+
+    package init() {}
+
+    /// Whether a failure to establish should leave the flow waiting (to retry when the network
+    /// changes or on `restart()`) rather than failed. Apple waits when nothing listens, when there
+    /// is no route, and when name resolution finds nothing.
+    package static func isRetryable(_ error: FlowError) -> Bool {
+        switch error {
+        case .dns:
+            return true
+        case .posix(let code):
+            return retryablePOSIXCodes.contains(code)
+        case .tls:
+            return false
+        }
+    }
+
+    private static let retryablePOSIXCodes: Set<Int32> = [
+        ECONNREFUSED, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL,
+    ]
+
+    package mutating func start() -> [Action] {
+        guard case .setup = state else { return [] }
+        state = .preparing
+        return [.report(.preparing), .establish]
+    }
+
+    package mutating func establishmentSucceeded() -> [Action] {
+        guard case .preparing = state else { return [] }
+        state = .ready
+        return [.report(.ready), .startTransport]
+    }
+
+    /// Establishment ran out of candidates. `fatal` forces `failed` (for example an explicit
+    /// connection timeout), otherwise retryable errors lead to `waiting`.
+    package mutating func establishmentFailed(_ error: FlowError, fatal: Bool = false) -> [Action] {
+        guard case .preparing = state else { return [] }
+        if !fatal && Self.isRetryable(error) {
+            state = .waiting(error)
+            return [.report(.waiting(error))]
+        }
+        state = .failed(error)
+        return [.report(.failed(error)), .failPending(error)]
+    }
+
+    package mutating func restart() -> [Action] {
+        guard case .waiting = state else { return [] }
+        state = .preparing
+        return [.report(.preparing), .establish]
+    }
+
+    /// The network changed. A waiting flow tries again; others are unaffected here.
+    package mutating func pathChanged(satisfied: Bool) -> [Action] {
+        guard satisfied else { return [] }
+        return restart()
+    }
+
+    package mutating func cancelCurrentEndpoint() -> [Action] {
+        guard case .preparing = state else { return [] }
+        return [.skipCandidate]
+    }
+
+    /// The established transport broke (reset, I/O error).
+    package mutating func transportFailed(_ error: FlowError) -> [Action] {
+        guard case .ready = state else { return [] }
+        state = .failed(error)
+        return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: true)]
+    }
+
+    package mutating func cancel(force: Bool) -> [Action] {
+        switch state {
+        case .cancelled:
+            return []
+        case .setup, .preparing, .waiting, .ready, .failed:
+            state = .cancelled
+            // Pending completions go out before the final `cancelled`, so nothing follows it.
+            return [
+                .stopEstablishment, .closeTransport(abortive: force), .failPending(.posix(ECANCELED)),
+                .report(.cancelled),
+            ]
+        }
+    }
+}

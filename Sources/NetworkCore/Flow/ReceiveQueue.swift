@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DequeModule
+import NIOCore
+
+/// What one receive completes with.
+package enum ReceiveOutcome: Equatable, Sendable {
+    /// Bytes (nil when there are none, for example at end of stream). `isComplete` means the
+    /// message is complete (datagrams) or the stream has ended (streams); `isFinal` marks end of stream.
+    case data(ByteBuffer?, isComplete: Bool, isFinal: Bool)
+    case failure(FlowError)
+}
+
+/// Inbound data and the receives waiting for it, as a value type. It enforces the data-path rules:
+/// a stream receive completes with at least `minimum` bytes, at most `maximum`, or at end of
+/// stream; a datagram receive returns one whole datagram (or the first `maximum` bytes of it, the
+/// rest following in the next receive with `isComplete == true` at its end); receives complete in
+/// the order they were issued; nothing is dropped.
+///
+/// `Token` is whatever the caller needs to find the completion again.
+package struct ReceiveQueue<Token> {
+    package enum Mode: Sendable { case stream, datagram }
+
+    private struct Request {
+        var minimum: Int
+        var maximum: Int
+        var token: Token
+    }
+
+    package let mode: Mode
+    private var stream: ByteBuffer
+    private var datagrams: Deque<ByteBuffer> = []
+    private var pending: Deque<Request> = []
+    package private(set) var bufferedBytes = 0
+    package private(set) var endOfStream = false
+    package private(set) var terminalError: FlowError?
+
+    package init(mode: Mode) {
+        self.mode = mode
+        self.stream = ByteBuffer()
+    }
+
+    package var pendingReceiveCount: Int { pending.count }
+    package var bufferedDatagramCount: Int { datagrams.count }
+
+    /// Queues a receive. Invalid bounds complete at once with `EINVAL`.
+    package mutating func enqueue(minimum: Int, maximum: Int, token: Token) -> [(Token, ReceiveOutcome)] {
+        if minimum < 0 || maximum <= 0 || minimum > maximum {
+            // Completing out of order here is harmless: this receive never waited.
+            return [(token, .failure(.posix(EINVAL)))]
+        }
+        pending.append(Request(minimum: minimum, maximum: maximum, token: token))
+        return drain()
+    }
+
+    /// Adds bytes read from the transport (a chunk of stream or one datagram).
+    package mutating func append(_ buffer: ByteBuffer) -> [(Token, ReceiveOutcome)] {
+        switch mode {
+        case .stream:
+            guard buffer.readableBytes > 0 else { return [] }
+            bufferedBytes += buffer.readableBytes
+            if stream.readableBytes == 0 {
+                stream = buffer
+            } else {
+                var b = buffer
+                stream.writeBuffer(&b)
+            }
+        case .datagram:
+            bufferedBytes += buffer.readableBytes
+            datagrams.append(buffer)
+        }
+        return drain()
+    }
+
+    /// The peer finished sending (stream protocols).
+    package mutating func receivedEndOfStream() -> [(Token, ReceiveOutcome)] {
+        endOfStream = true
+        return drain()
+    }
+
+    /// The transport failed; receives that cannot be served from buffered data get the error.
+    package mutating func fail(_ error: FlowError) -> [(Token, ReceiveOutcome)] {
+        if terminalError == nil { terminalError = error }
+        return drain()
+    }
+
+    /// Completes every pending receive with `error` at once and drops buffered data (cancel).
+    package mutating func failAll(_ error: FlowError) -> [(Token, ReceiveOutcome)] {
+        terminalError = error
+        stream = ByteBuffer()
+        datagrams.removeAll()
+        bufferedBytes = 0
+        let out = pending.map { ($0.token, ReceiveOutcome.failure(error)) }
+        pending.removeAll()
+        return out
+    }
+
+    /// Whether the transport should read more: not finished, and the buffer is under `highWater`.
+    /// A receive that is still short of its minimum keeps reading past `highWater`: the memory
+    /// is then bounded by what the application itself asked for.
+    package func wantsRead(highWater: Int) -> Bool {
+        guard !endOfStream && terminalError == nil else { return false }
+        if bufferedBytes < highWater { return true }
+        if mode == .stream, let first = pending.first { return bufferedBytes < first.minimum }
+        return false
+    }
+
+    private mutating func drain() -> [(Token, ReceiveOutcome)] {
+        var out: [(Token, ReceiveOutcome)] = []
+        while let request = pending.first, let outcome = nextOutcome(for: request) {
+            pending.removeFirst()
+            out.append((request.token, outcome))
+        }
+        return out
+    }
+
+    private mutating func nextOutcome(for request: Request) -> ReceiveOutcome? {
+        switch mode {
+        case .stream:
+            let readable = stream.readableBytes
+            if readable > 0 && readable >= max(request.minimum, 1) {
+                return takeStream(min(readable, request.maximum))
+            }
+            if endOfStream {
+                return readable > 0 ? takeStream(min(readable, request.maximum)) : .data(nil, isComplete: true, isFinal: true)
+            }
+            if let terminalError { return .failure(terminalError) }
+            return nil
+        case .datagram:
+            if var head = datagrams.first {
+                if head.readableBytes <= request.maximum {
+                    datagrams.removeFirst()
+                    bufferedBytes -= head.readableBytes
+                    return .data(head, isComplete: true, isFinal: false)
+                }
+                let part = head.readSlice(length: request.maximum) ?? ByteBuffer()
+                datagrams[datagrams.startIndex] = head
+                bufferedBytes -= part.readableBytes
+                return .data(part, isComplete: false, isFinal: false)
+            }
+            if let terminalError { return .failure(terminalError) }
+            return nil
+        }
+    }
+
+    private mutating func takeStream(_ count: Int) -> ReceiveOutcome {
+        let slice = stream.readSlice(length: count) ?? ByteBuffer()
+        bufferedBytes -= count
+        if stream.readableBytes == 0 {
+            // Let the old storage go instead of keeping a large, fully read buffer alive.
+            stream = ByteBuffer()
+        }
+        let finished = endOfStream && stream.readableBytes == 0
+        return .data(slice, isComplete: finished, isFinal: finished)
+    }
+}

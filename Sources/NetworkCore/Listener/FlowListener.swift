@@ -1,0 +1,361 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+import NetworkSystem
+import Synchronization
+
+/// The states of a listener, mirroring `NWListener.State`.
+package enum FlowListenerState: Equatable, Hashable, Sendable {
+    case setup
+    case waiting(FlowError)
+    case ready
+    case failed(FlowError)
+    case cancelled
+}
+
+/// What a listener binds and how its children are configured.
+package struct FlowListenerConfiguration: Sendable {
+    package var transport: FlowTransportKind
+    /// Local address literal to bind (nil: every address, dual stack).
+    package var localHost: String?
+    package var localInterfaceName: String?
+    package var port: Int
+    package var allowLocalEndpointReuse = false
+    /// Accept only peers on a directly connected network (loopback, link-local, a local subnet).
+    package var acceptLocalOnly = false
+    /// Settings for accepted children (their target is filled in per peer).
+    package var child: FlowConfiguration
+    /// Set when the parameters ask for a protocol this build cannot serve yet.
+    package var unsupported: FlowError?
+    package var backlog: Int32 = 256
+
+    package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
+        self.transport = transport
+        self.port = port
+        self.child = child
+    }
+}
+
+/// A listening socket: a TCP server channel whose accepted children become flows, or one UDP
+/// socket demultiplexed by remote address into one flow per peer (replies leave from the
+/// listener's port). `newConnectionLimit` is enforced on the listener's event loop.
+package final class FlowListener: @unchecked Sendable {
+    package typealias StateHandler = @Sendable (FlowListenerState) -> Void
+    package typealias NewFlowHandler = @Sendable (Flow) -> Void
+
+    /// The value of `NWListener.InfiniteConnectionLimit`.
+    package static let infiniteLimit = -1
+
+    package let configuration: FlowListenerConfiguration
+    package let eventLoop: EventLoop
+    private let shared = Mutex(SharedState())
+
+    private struct SharedState {
+        var port: Int?
+        var limit = FlowListener.infiniteLimit
+    }
+
+    // Touched on `eventLoop` only.
+    private var state: FlowListenerState = .setup
+    private var channel: Channel?
+    private var stateHandler: StateHandler?
+    private var newFlowHandler: NewFlowHandler?
+    private var peers: [SocketAddress: Flow] = [:]
+    private var localNetworks: [SystemInterface] = []
+
+    package init(configuration: FlowListenerConfiguration) {
+        self.configuration = configuration
+        self.eventLoop = Engine.nextEventLoop()
+    }
+
+    /// The bound port, once ready.
+    package var port: Int? { shared.withLock { $0.port } }
+
+    /// Remaining accept budget (`infiniteLimit` for none).
+    package var connectionLimit: Int {
+        get { shared.withLock { $0.limit } }
+        set {
+            shared.withLock { $0.limit = newValue }
+            eventLoop.execute { self.updateAcceptReadiness() }
+        }
+    }
+
+    package func start(stateHandler: @escaping StateHandler, newFlowHandler: @escaping NewFlowHandler) {
+        eventLoop.execute {
+            guard self.state == .setup else { return }
+            self.stateHandler = stateHandler
+            self.newFlowHandler = newFlowHandler
+            self.bind()
+        }
+    }
+
+    package func cancel() {
+        eventLoop.execute {
+            guard self.state != .cancelled else { return }
+            self.state = .cancelled
+            if self.configuration.transport == .tcp || self.peers.isEmpty {
+                self.channel?.close(promise: nil)
+                self.channel = nil
+            }
+            // Datagram peers keep the shared socket until they are cancelled themselves.
+            self.stateHandler?(.cancelled)
+            self.stateHandler = nil
+            self.newFlowHandler = nil
+        }
+    }
+
+    private func report(_ newState: FlowListenerState) {
+        state = newState
+        stateHandler?(newState)
+    }
+
+    private func bindAddress() throws -> SocketAddress {
+        if let host = configuration.localHost {
+            guard let address = AddressResolver.literalAddress(
+                host, port: configuration.port, interfaceName: configuration.localInterfaceName)
+            else { throw FlowError.posix(EADDRNOTAVAIL) }
+            return address
+        }
+        switch configuration.child.ip.version {
+        case .v4: return try SocketAddress(ipAddress: "0.0.0.0", port: configuration.port)
+        case .v6, .any: return try SocketAddress(ipAddress: "::", port: configuration.port)
+        }
+    }
+
+    private func socketOptions(family: SocketFamily) -> [SocketOptionSetting] {
+        var options: [SocketOptionSetting] = [.init(level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)]
+        if configuration.allowLocalEndpointReuse {
+            options.append(.init(level: SOL_SOCKET, name: SO_REUSEPORT, value: 1))
+        }
+        if family == .inet6 && configuration.child.ip.version == .v6 {
+            options.append(.init(level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1))
+        }
+        options += SocketOptionPlan.ip(configuration.child.ip, family: family, datagram: configuration.transport == .udp)
+        switch configuration.transport {
+        case .tcp:
+            options += SocketOptionPlan.tcpListener(configuration.child.tcp)
+        case .udp:
+            options += SocketOptionPlan.udp(configuration.child.udp)
+            options += SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
+        }
+        return options
+    }
+
+    private func bind() {
+        if let unsupported = configuration.unsupported {
+            report(.failed(unsupported))
+            return
+        }
+        let address: SocketAddress
+        do {
+            address = try bindAddress()
+        } catch {
+            report(.failed(FlowError(error)))
+            return
+        }
+        if configuration.acceptLocalOnly { localNetworks = InterfaceTable.current() }
+        let family: SocketFamily = address.protocol == .inet6 ? .inet6 : .inet
+        let options = socketOptions(family: family)
+        let future: EventLoopFuture<Channel>
+        switch configuration.transport {
+        case .tcp:
+            var bootstrap = ServerBootstrap(group: eventLoop, childGroup: Engine.group)
+                .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
+                .childChannelOption(ChannelOptions.autoRead, value: false)
+                .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+                .childChannelOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_TCP), name: TCP_NODELAY),
+                    value: configuration.child.tcp.noDelay ? 1 : 0)
+            for option in options {
+                bootstrap = bootstrap.serverChannelOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
+                    value: SocketOptionValue(option.value))
+            }
+            let childOptions = SocketOptionPlan.tcp(configuration.child.tcp)
+                + SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
+            for option in childOptions {
+                bootstrap = bootstrap.childChannelOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
+                    value: SocketOptionValue(option.value))
+            }
+            bootstrap = bootstrap.serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptGate(listener: self))
+                }
+            }
+            .childChannelInitializer { child in
+                child.eventLoop.makeSucceededVoidFuture()
+            }
+            future = bootstrap.bind(to: address)
+        case .udp:
+            var bootstrap = DatagramBootstrap(group: eventLoop)
+                .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+            for option in options {
+                bootstrap = bootstrap.channelOption(
+                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
+                    value: SocketOptionValue(option.value))
+            }
+            bootstrap = bootstrap.channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self))
+                }
+            }
+            future = bootstrap.bind(to: address)
+        }
+        future.whenComplete { result in
+            switch result {
+            case .success(let channel):
+                guard self.state == .setup else {
+                    channel.close(promise: nil)
+                    return
+                }
+                self.channel = channel
+                let port = channel.localAddress?.port
+                self.shared.withLock { $0.port = port }
+                self.updateAcceptReadiness()
+                self.report(.ready)
+            case .failure(let error):
+                guard self.state == .setup else { return }
+                self.report(.failed(FlowError(error)))
+            }
+        }
+    }
+
+    /// Pauses accepting while the connection budget is used up.
+    private func updateAcceptReadiness() {
+        guard configuration.transport == .tcp, let channel, state == .ready || state == .setup else { return }
+        let limit = connectionLimit
+        channel.setOption(ChannelOptions.autoRead, value: limit != 0).whenComplete { _ in }
+        if limit != 0 { channel.read() }
+    }
+
+    /// Takes one unit of the budget; false when there is none left.
+    private func consumeBudget() -> Bool {
+        let allowed = shared.withLock { state -> Bool in
+            if state.limit == FlowListener.infiniteLimit { return true }
+            guard state.limit > 0 else { return false }
+            state.limit -= 1
+            return true
+        }
+        if allowed && connectionLimit == 0 { updateAcceptReadiness() }
+        return allowed
+    }
+
+    private func isLocalPeer(_ address: SocketAddress?) -> Bool {
+        guard let address else { return false }
+        return LocalNetworkCheck.isLocal(address, interfaces: localNetworks)
+    }
+
+    // MARK: - Accepting (listener loop)
+
+    fileprivate func accepted(_ child: Channel) -> Bool {
+        guard state == .ready, let handler = newFlowHandler else { return false }
+        if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) { return false }
+        guard consumeBudget() else { return false }
+        var childConfiguration = configuration.child
+        childConfiguration.target = child.remoteAddress.map { .address($0) } ?? .unix(path: "")
+        childConfiguration.transport = .tcp
+        let frozen = childConfiguration
+        // The flow must be created on the child's own loop, where its pipeline runs.
+        child.eventLoop.execute {
+            let flow = Flow(accepted: child, configuration: frozen)
+            handler(flow)
+        }
+        return true
+    }
+
+    fileprivate func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
+        let remote = envelope.remoteAddress
+        if let flow = peers[remote] {
+            flow.deliverSharedDatagram(envelope.data)
+            return
+        }
+        guard state == .ready, let handler = newFlowHandler else { return }
+        if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
+        guard consumeBudget() else { return }
+        var childConfiguration = configuration.child
+        childConfiguration.target = .address(remote)
+        childConfiguration.transport = .udp
+        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration) {
+            [weak self] in
+            guard let self else { return }
+            self.eventLoop.execute { self.releasePeer(remote) }
+        }
+        peers[remote] = flow
+        flow.deliverSharedDatagram(envelope.data)
+        handler(flow)
+    }
+
+    private func releasePeer(_ remote: SocketAddress) {
+        peers[remote] = nil
+        if state == .cancelled && peers.isEmpty {
+            channel?.close(promise: nil)
+            channel = nil
+        }
+    }
+
+    fileprivate func datagramSocketClosed() {
+        let flows = peers.values
+        peers.removeAll()
+        for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
+        if state == .ready {
+            report(.failed(.posix(ECONNABORTED)))
+        }
+    }
+
+    /// Stops sending a departed peer's datagrams to a cancelled flow.
+    package func forget(_ flow: Flow) {
+        eventLoop.execute {
+            if let key = self.peers.first(where: { $0.value === flow })?.key { self.peers[key] = nil }
+        }
+    }
+}
+
+/// Sits in the server channel's pipeline in front of NIO's accept handler and sees every accepted
+/// child first: it enforces the listener's budget and local-only rule and hands the child over.
+private final class AcceptGate: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = Channel
+
+    private weak var listener: FlowListener?
+
+    init(listener: FlowListener) { self.listener = listener }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let child = Self.unwrapInboundIn(data)
+        guard let listener, listener.accepted(child) else {
+            // Over budget or refused: close it so the peer is not left hanging.
+            if let provider = child as? SocketOptionProvider {
+                _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            }
+            child.close(promise: nil)
+            return
+        }
+        // Let NIO register the child on its loop.
+        context.fireChannelRead(data)
+    }
+}
+
+/// Sits in a datagram listener's pipeline and routes each datagram to its peer's flow.
+private final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private weak var listener: FlowListener?
+
+    init(listener: FlowListener) { self.listener = listener }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        listener?.receivedDatagram(Self.unwrapInboundIn(data), channel: context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        listener?.datagramSocketClosed()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // ICMP errors for one peer must not take the shared socket down.
+    }
+}

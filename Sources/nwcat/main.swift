@@ -1,0 +1,3 @@
+import Network
+import ArgumentParser
+print("nwcat")

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs the system packages the tests (and their real peers) need, on Debian/Ubuntu.
+# Idempotent: when everything is already installed it changes nothing and returns at once.
+# Extra package names given as arguments are installed too.
+set -euo pipefail
+
+PACKAGES=(
+  socat      # a real, independent TCP/UDP peer for interop tests
+  iproute2   # ip: network namespaces, veth, addresses for path tests
+  procps     # ps/pkill-free process inspection used by test helpers
+)
+PACKAGES+=("$@")
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all present (${PACKAGES[*]})"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: apt-get not found; install these yourself: ${missing[*]}" >&2
+  exit 1
+fi
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Daemons must not be started by package installs (no systemd on CI machines).
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${SUDO[@]}" chmod 755 /usr/sbin/policy-rc.d
+fi
+# Skips the man-db trigger (about 8 s per install).
+"${SUDO[@]}" rm -f /var/lib/man-db/auto-update
+
+apt_install() {
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends --no-upgrade "${missing[@]}"
+}
+# apt-get update once, and only if needed: when apt does not know a missing package (fresh
+# machine, empty lists), or when installing from the current lists fails (stale mirror).
+updated=0
+for p in "${missing[@]}"; do
+  if ! apt-cache show "$p" >/dev/null 2>&1; then
+    "${SUDO[@]}" apt-get update -qq
+    updated=1
+    break
+  fi
+done
+if ! apt_install; then
+  [ "$updated" -eq 0 ] || exit 1
+  "${SUDO[@]}" apt-get update -qq
+  apt_install
+fi
+
+for p in "${missing[@]}"; do
+  installed "$p" || { echo "install-deps: $p did not install" >&2; exit 1; }
+done
+echo "install-deps: done"
