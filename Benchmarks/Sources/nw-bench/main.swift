@@ -1,1 +1,47 @@
-print(1)
+// One measurement per invocation, one JSON line on stdout (see ../../README.md).
+import BenchSupport
+import Dispatch
+import NWClients
+
+let o = Options.parse(CommandLine.arguments)
+let impl = "network"
+
+switch o.scenario {
+case "rr":
+    let client = NWRoundTripClient(host: o.host, port: o.port, nports: o.nports, conns: o.conns, size: o.size)
+    let control = RunControl(activeConnections: o.conns)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
+case "bulk":
+    let r = nwBulk(host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration, window: max(1, o.threads))
+    emit(impl: impl, scenario: o.name ?? "bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
+         ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
+case "udp":
+    let client = NWDatagramClient(host: o.host, port: o.port + 200, size: o.size, group: o.batch, batched: o.batched)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "udp", value: r.perSecond, unit: "dgrams/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
+case "mem":
+    raiseNoFileLimit()
+    let queue = DispatchQueue(label: "bench.idle")
+    // Warm-up connection (not counted): event loops, thread stacks and allocator arenas exist before the baseline.
+    let warm = nwOpenIdleConnections(host: o.host, port: o.port, nports: 1, count: 1, queue: queue)
+    sleepSeconds(0.2)
+    let rss0 = residentBytes()
+    let t0 = nowSeconds()
+    let connections = nwOpenIdleConnections(host: o.host, port: o.port, nports: o.nports, count: o.conns, queue: queue)
+    let secs = nowSeconds() - t0
+    sleepSeconds(0.5)
+    let rss1 = residentBytes()
+    emit(impl: impl, scenario: o.name ?? "mem", value: Double(rss1 - rss0) / Double(o.conns), unit: "B/conn",
+         ops: Double(connections.count), seconds: secs,
+         extra: ["rss_before": Double(rss0), "rss_after": Double(rss1), "connect_seconds": secs])
+    _ = warm
+    exit(0)  // the kernel closes the sockets
+default:
+    fail("unknown scenario \(o.scenario)")
+}

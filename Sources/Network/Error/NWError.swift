@@ -50,12 +50,19 @@ public enum NWError: Error, CustomDebugStringConvertible, CustomNSError, Equatab
     public var debugDescription: String {
         switch self {
         case .posix(let code):
-            return "POSIXErrorCode(rawValue: \(code.rawValue)): \(String(cString: strerror(code.rawValue)))"
+            return "POSIXErrorCode(rawValue: \(code.rawValue)): \(NWError.message(forErrno: code.rawValue))"
         case .dns(let code):
             return "\(code): \(NWError.dnsServiceErrorNames[code] ?? "Unknown DNS-SD error")"
         case .tls(let code):
             return "\(code): \(NWError.tlsStatusNames[code] ?? "Unknown TLS error")"
         }
+    }
+
+    /// The C library's message for an `errno` value, fetched with the thread-safe `strerror_r`.
+    private static func message(forErrno value: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard strerror_r(value, &buffer, buffer.count) == 0 else { return "Unknown error \(value)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The `kNWErrorDomain*` constant naming this error's domain.

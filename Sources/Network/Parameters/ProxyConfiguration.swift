@@ -70,7 +70,9 @@ public struct ProxyConfiguration: CustomDebugStringConvertible, Sendable {
 
     /// A user name and password for the proxy.
     package struct Credential: Sendable, Equatable {
+        /// The user name.
         package var username: String
+        /// The password.
         package var password: String
     }
 

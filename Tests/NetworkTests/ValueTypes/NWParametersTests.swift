@@ -161,6 +161,26 @@ import Testing
         #expect(params.debugDescription.hasPrefix("tls/tcp/ip"))
     }
 
+    @Test func concurrentUseIsSafe() async {
+        let params = NWParameters.tcp
+        let tcp = params.defaultProtocolStack.transportProtocol as! NWProtocolTCP.Options
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for round in 0..<500 {
+                        tcp.keepaliveCount = worker * 1000 + round
+                        params.allowFastOpen = round % 2 == 0
+                        _ = params.copy()
+                        _ = tcp.socketSettings
+                        _ = params.debugDescription
+                    }
+                }
+            }
+        }
+        #expect(tcp.keepaliveCount % 1000 == 499)
+        #expect(!params.allowFastOpen)
+    }
+
     @Test func serviceClassTrafficClass() {
         #expect(NWParameters.ServiceClass.bestEffort.trafficClass == .bestEffort)
         #expect(NWParameters.ServiceClass.background.trafficClass == .background)

@@ -1,0 +1,200 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Network
+
+struct Listen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Accept connections on PORT; print what arrives, send standard input.",
+        discussion: """
+            Starts an NWListener on PORT (TCP, or UDP with --udp) and accepts every \
+            connection. Data received on any connection is printed to standard output; \
+            standard input goes to the most recent connection (it waits for one to be ready). \
+            When standard input ends, that connection gets a final message (TCP FIN).
+
+            With --echo, data is sent back to whoever sent it and standard input is not read; \
+            when a TCP peer closes its side, nwcat finishes echoing and closes too.
+
+            nwcat keeps listening until interrupted (SIGINT or SIGTERM), then cancels the \
+            listener and every connection and exits 0.
+            """
+    )
+
+    @Argument(help: "Port number or service name to listen on (0 lets the system choose).")
+    var port: String
+
+    @OptionGroup var options: CommonOptions
+
+    @Flag(help: "Echo received data back to its sender.")
+    var echo = false
+
+    func validate() throws {
+        guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
+    }
+
+    func run() throws {
+        let session = ListenSession(port: parsePort(port)!, udp: options.udp, verbose: options.verbose, echo: echo)
+        let code = try session.run()
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// The listener and its connections. Everything mutable is touched only on `queue`.
+final class ListenSession: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "nwcat.listen")
+    private let requestedPort: NWEndpoint.Port
+    private let udp: Bool
+    private let verbose: Bool
+    private let echo: Bool
+    private let latch = ExitLatch()
+    private var listener: NWListener?
+    private var signalSources: [DispatchSourceSignal] = []
+
+    private var connections: [ObjectIdentifier: NWConnection] = [:]
+    private var ready: Set<ObjectIdentifier> = []
+    /// The most recent ready connection: where standard input goes.
+    private var current: NWConnection?
+    /// A chunk of standard input waiting for a connection.
+    private var pendingInput: (Data, @Sendable () -> Void)?
+    private var stopping = false
+    private var exitCode: Int32 = 0
+
+    init(port: NWEndpoint.Port, udp: Bool, verbose: Bool, echo: Bool) {
+        requestedPort = port
+        self.udp = udp
+        self.verbose = verbose
+        self.echo = echo
+    }
+
+    func run() throws -> Int32 {
+        let parameters: NWParameters = udp ? .udp : .tcp
+        parameters.allowLocalEndpointReuse = true
+        let listener = try NWListener(using: parameters, on: requestedPort)
+        self.listener = listener
+        listener.stateUpdateHandler = { [self] state in handle(state) }
+        listener.newConnectionHandler = { [self] connection in accept(connection) }
+        listener.start(queue: queue)
+        signalSources = onTerminationSignals(queue: queue) { [self] in stop(exitCode: 0) }
+        if !echo {
+            StandardInputPump { [self] data, done in
+                queue.async { self.forward(data, done: done) }
+            }.start()
+        }
+        return latch.wait()
+    }
+
+    // MARK: Listener
+
+    private func handle(_ state: NWListener.State) {
+        switch state {
+        case .ready:
+            let port = listener?.port?.rawValue ?? 0
+            if verbose || requestedPort == .any { Console.log("listener state: ready on port \(port)") }
+        case .waiting(let error), .failed(let error):
+            if verbose { Console.log("listener state: \(Console.describe(state))") }
+            Console.log("cannot listen on port \(requestedPort.rawValue): \(error.debugDescription)")
+            stop(exitCode: 1)
+        case .cancelled:
+            if verbose { Console.log("listener state: cancelled") }
+            latch.finish(exitCode)
+        case .setup:
+            if verbose { Console.log("listener state: setup") }
+        }
+    }
+
+    private func stop(exitCode code: Int32) {
+        guard !stopping else { return }
+        stopping = true
+        exitCode = code
+        for connection in connections.values { connection.cancel() }
+        listener?.cancel()
+    }
+
+    // MARK: Connections
+
+    private func accept(_ connection: NWConnection) {
+        guard !stopping else { connection.cancel(); return }
+        let id = ObjectIdentifier(connection)
+        connections[id] = connection
+        if verbose { Console.log("connection from \(connection.endpoint.debugDescription)") }
+        connection.stateUpdateHandler = { [self] state in
+            if verbose { Console.log("connection state: \(Console.describe(state))") }
+            switch state {
+            case .ready:
+                ready.insert(id)
+                current = connection
+                receiveNext(on: connection)
+                flushPendingInput()
+            case .waiting(let error), .failed(let error):
+                if !verbose { Console.log("connection from \(connection.endpoint.debugDescription) failed: \(error.debugDescription)") }
+                connection.cancel()
+            case .cancelled:
+                connections[id] = nil
+                ready.remove(id)
+                if current === connection {
+                    current = connections.values.first { ready.contains(ObjectIdentifier($0)) }
+                }
+            case .setup, .preparing:
+                break
+            }
+        }
+        connection.start(queue: queue)
+    }
+
+    private func receiveNext(on connection: NWConnection) {
+        if udp {
+            connection.receiveMessage { [self] data, _, _, error in
+                received(data, endOfStream: false, error: error, on: connection)
+            }
+        } else {
+            connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) { [self] data, _, isComplete, error in
+                received(data, endOfStream: isComplete, error: error, on: connection)
+            }
+        }
+    }
+
+    private func received(_ data: Data?, endOfStream: Bool, error: NWError?, on connection: NWConnection) {
+        if let data, !data.isEmpty {
+            Console.output(data)
+            if echo { connection.send(content: data, completion: .contentProcessed { _ in }) }
+        }
+        guard connections[ObjectIdentifier(connection)] != nil, !stopping else { return }
+        if let error {
+            Console.log("connection from \(connection.endpoint.debugDescription): \(error.debugDescription)")
+            connection.cancel()
+        } else if endOfStream {
+            if verbose { Console.log("peer closed the connection") }
+            // Close our side after whatever is still queued (the echo), then release it.
+            connection.send(content: nil, contentContext: .finalMessage, isComplete: true,
+                            completion: .contentProcessed { _ in connection.cancel() })
+        } else {
+            receiveNext(on: connection)
+        }
+    }
+
+    // MARK: Standard input → most recent connection
+
+    private func forward(_ data: Data?, done: @escaping @Sendable () -> Void) {
+        guard !stopping else { return }
+        guard let data else {
+            if verbose { Console.log("end of input") }
+            if let current, !udp {
+                current.send(content: nil, contentContext: .finalMessage, isComplete: true,
+                             completion: .contentProcessed { _ in })
+            }
+            done()
+            return
+        }
+        guard let current else {
+            pendingInput = (data, done)  // the reader waits until a connection is ready
+            return
+        }
+        current.send(content: data, completion: .contentProcessed { _ in done() })
+    }
+
+    private func flushPendingInput() {
+        guard let (data, done) = pendingInput else { return }
+        pendingInput = nil
+        forward(data, done: done)
+    }
+}

@@ -1,3 +1,0 @@
-import Network
-import ArgumentParser
-print("nwcat")

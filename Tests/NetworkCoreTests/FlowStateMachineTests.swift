@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NetworkCore
+import Testing
+
+/// Every row of the transition table in FlowStateMachine.swift (and docs/state-machine.md).
+@Suite("Core.FlowStateMachine")
+struct FlowStateMachineTests {
+    typealias Action = FlowStateMachine.Action
+
+    private func machine(in state: FlowConnectionState) -> FlowStateMachine {
+        var m = FlowStateMachine()
+        switch state {
+        case .setup:
+            break
+        case .preparing:
+            _ = m.start()
+        case .ready:
+            _ = m.start()
+            _ = m.establishmentSucceeded()
+        case .waiting(let e):
+            _ = m.start()
+            _ = m.establishmentFailed(e)
+        case .failed(let e):
+            _ = m.start()
+            _ = m.establishmentFailed(e, fatal: true)
+        case .cancelled:
+            _ = m.cancel(force: false)
+        }
+        #expect(m.state == state)
+        return m
+    }
+
+    static let refused = FlowError.posix(ECONNREFUSED)
+    static let reset = FlowError.posix(ECONNRESET)
+
+    @Test func setupStartGoesPreparingAndEstablishes() {
+        var m = machine(in: .setup)
+        #expect(m.start() == [.report(.preparing), .establish])
+        #expect(m.state == .preparing)
+        #expect(m.start() == [], "a second start is ignored")
+    }
+
+    @Test func preparingSuccessGoesReady() {
+        var m = machine(in: .preparing)
+        #expect(m.establishmentSucceeded() == [.report(.ready), .startTransport])
+        #expect(m.state == .ready)
+    }
+
+    @Test(arguments: [
+        FlowError.posix(ECONNREFUSED), .posix(ENETUNREACH), .posix(EHOSTUNREACH), .posix(ENETDOWN),
+        .posix(ETIMEDOUT), .dns(-65554), .dns(-65568),
+    ])
+    func retryableFailureGoesWaiting(error: FlowError) {
+        var m = machine(in: .preparing)
+        #expect(m.establishmentFailed(error) == [.report(.waiting(error))])
+        #expect(m.state == .waiting(error))
+    }
+
+    @Test(arguments: [FlowError.posix(EACCES), .posix(EINVAL), .posix(EPROTONOSUPPORT), .tls(-9808)])
+    func fatalFailureGoesFailed(error: FlowError) {
+        var m = machine(in: .preparing)
+        #expect(m.establishmentFailed(error) == [.report(.failed(error)), .failPending(error)])
+        #expect(m.state == .failed(error))
+    }
+
+    @Test func explicitTimeoutIsFatalEvenThoughRetryable() {
+        var m = machine(in: .preparing)
+        let e = FlowError.posix(ETIMEDOUT)
+        #expect(m.establishmentFailed(e, fatal: true) == [.report(.failed(e)), .failPending(e)])
+    }
+
+    @Test func waitingRestartGoesPreparing() {
+        var m = machine(in: .waiting(Self.refused))
+        #expect(m.restart() == [.report(.preparing), .establish])
+        #expect(m.state == .preparing)
+    }
+
+    @Test func waitingPathChangeRetriesOnlyWhenSatisfied() {
+        var m = machine(in: .waiting(Self.refused))
+        #expect(m.pathChanged(satisfied: false) == [])
+        #expect(m.state == .waiting(Self.refused))
+        #expect(m.pathChanged(satisfied: true) == [.report(.preparing), .establish])
+    }
+
+    @Test(arguments: [FlowConnectionState.setup, .preparing, .ready, .failed(.posix(EINVAL)), .cancelled])
+    func restartOutsideWaitingIsIgnored(state: FlowConnectionState) {
+        var m = machine(in: state)
+        #expect(m.restart() == [])
+        #expect(m.state == state)
+    }
+
+    @Test func cancelCurrentEndpointSkipsOnlyWhilePreparing() {
+        var preparing = machine(in: .preparing)
+        #expect(preparing.cancelCurrentEndpoint() == [.skipCandidate])
+        #expect(preparing.state == .preparing)
+        var ready = machine(in: .ready)
+        #expect(ready.cancelCurrentEndpoint() == [])
+    }
+
+    @Test func readyTransportFailureGoesFailed() {
+        var m = machine(in: .ready)
+        #expect(m.transportFailed(Self.reset) == [.report(.failed(Self.reset)), .failPending(Self.reset), .closeTransport(abortive: true)])
+        #expect(m.state == .failed(Self.reset))
+        #expect(m.transportFailed(Self.reset) == [], "a second failure is not reported")
+    }
+
+    @Test(arguments: [FlowConnectionState.setup, .preparing, .waiting(.posix(ECONNREFUSED)), .ready, .failed(.posix(EINVAL))])
+    func cancelFromEveryStateEndsWithCancelledLast(state: FlowConnectionState) {
+        for force in [false, true] {
+            var m = machine(in: state)
+            let actions = m.cancel(force: force)
+            #expect(actions == [.stopEstablishment, .closeTransport(abortive: force), .failPending(.posix(ECANCELED)), .report(.cancelled)])
+            #expect(actions.last == .report(.cancelled))
+            #expect(m.state == .cancelled)
+        }
+    }
+
+    @Test func cancelledIgnoresEverything() {
+        var m = machine(in: .cancelled)
+        #expect(m.start() == [])
+        #expect(m.establishmentSucceeded() == [])
+        #expect(m.establishmentFailed(Self.refused) == [])
+        #expect(m.restart() == [])
+        #expect(m.pathChanged(satisfied: true) == [])
+        #expect(m.cancelCurrentEndpoint() == [])
+        #expect(m.transportFailed(Self.reset) == [])
+        #expect(m.cancel(force: true) == [])
+        #expect(m.state == .cancelled)
+    }
+
+    @Test func eventsOutOfPlaceAreIgnored() {
+        var setup = machine(in: .setup)
+        #expect(setup.establishmentSucceeded() == [])
+        #expect(setup.establishmentFailed(Self.refused) == [])
+        #expect(setup.transportFailed(Self.reset) == [])
+        var ready = machine(in: .ready)
+        #expect(ready.establishmentFailed(Self.refused) == [])
+        #expect(ready.start() == [])
+        var failed = machine(in: .failed(.posix(EINVAL)))
+        #expect(failed.establishmentSucceeded() == [])
+    }
+}
