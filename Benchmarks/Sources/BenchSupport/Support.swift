@@ -213,3 +213,5 @@ public final class Locked<Value: Sendable>: Sendable {
     public func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { self.m.withLock { body(&$0) } }
     public var value: Value { self.m.withLock { $0 } }
 }
+
+public func exitProcess(_ code: Int32) -> Never { exit(code) }

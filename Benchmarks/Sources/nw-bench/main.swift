@@ -41,7 +41,7 @@ case "mem":
          ops: Double(connections.count), seconds: secs,
          extra: ["rss_before": Double(rss0), "rss_after": Double(rss1), "connect_seconds": secs])
     _ = warm
-    exit(0)  // the kernel closes the sockets
+    exitProcess(0)  // the kernel closes the sockets
 default:
     fail("unknown scenario \(o.scenario)")
 }

@@ -64,6 +64,8 @@ extension NWParameters {
         }
         configuration.prohibitedInterfaceTypes = (prohibitedInterfaceTypes ?? []).map(\.systemType)
         configuration.prohibitedInterfaceIndexes = (prohibitedInterfaces ?? []).map(\.index)
+        configuration.prohibitExpensive = prohibitExpensivePaths
+        configuration.prohibitConstrained = prohibitConstrainedPaths
         return configuration
     }
 }

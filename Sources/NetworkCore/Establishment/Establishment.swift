@@ -97,6 +97,13 @@ final class Establishment: @unchecked Sendable {
                     channel.close(promise: nil)
                     return
                 }
+                if InterfaceSelection.violatesRestrictions(local: channel.localAddress, configuration: self.configuration) {
+                    // The route goes over an interface the parameters rule out.
+                    channel.close(promise: nil)
+                    self.lastError = Self.preferred(self.lastError, .posix(ENETUNREACH))
+                    self.tryNext(interfaceIndex: interfaceIndex)
+                    return
+                }
                 self.handshakeDuration = .now() - self.attemptStart
                 self.resolutionReport?.successful = address
                 self.finish(.success(channel))

@@ -42,6 +42,10 @@ package struct FlowConfiguration: Sendable {
     package var requiredInterfaceType: SystemInterfaceType?
     package var prohibitedInterfaceTypes: [SystemInterfaceType] = []
     package var prohibitedInterfaceIndexes: [Int] = []
+    /// `prohibitExpensivePaths` / `prohibitConstrainedPaths`, checked against the interface a
+    /// connected socket actually uses.
+    package var prohibitExpensive = false
+    package var prohibitConstrained = false
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?
