@@ -103,8 +103,8 @@ static void run_udp(struct opts o) {
     }
     cpu_times(&u1, &s1);
     double secs = t1 - t0;
-    char extra[64];
-    snprintf(extra, sizeof extra, "\"errors\":%ld", errors);
+    char extra[96];
+    snprintf(extra, sizeof extra, "\"errors\":%ld,\"sent_total\":%ld", errors, sent);
     emit(IMPL, o.name ? o.name : "udp", (double)(sent - sent0) / secs, "dgrams/s",
          (double)(sent - sent0), secs, u1 - u0, s1 - s0, extra);
 }

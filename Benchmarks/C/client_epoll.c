@@ -37,7 +37,7 @@ static void run_rr(struct opts o) {
         epoll_ctl(ep, EPOLL_CTL_ADD, cs[i].fd, &ev);
     }
     double start = now_s(), warm_end = start + o.warmup, end = warm_end + o.duration;
-    double t0 = 0, t1 = 0, u0 = 0, s0 = 0, u1, s1;
+    double t0 = 0, t1 = 0, u0 = 0, s0 = 0, u1 = 0, s1 = 0;
     long ops = 0, ops0 = 0;
     int warmed = 0, active = n, stopping = 0;
     for (int i = 0; i < n; i++) if (write(cs[i].fd, req, (size_t)o.size) != o.size) DIE("write");

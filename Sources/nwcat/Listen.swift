@@ -67,8 +67,9 @@ final class ListenSession: @unchecked Sendable {
     }
 
     func run() throws -> Int32 {
+        // No allowLocalEndpointReuse: it adds SO_REUSEPORT, and a second nwcat on the same
+        // port should fail with EADDRINUSE rather than share it.
         let parameters: NWParameters = udp ? .udp : .tcp
-        parameters.allowLocalEndpointReuse = true
         let listener = try NWListener(using: parameters, on: requestedPort)
         self.listener = listener
         listener.stateUpdateHandler = { [self] state in handle(state) }

@@ -22,13 +22,14 @@ public struct Options: Sendable {
     public var batch = 64
     public var batched = false
     public var threads = 0  // NIO only: 0 = MultiThreadedEventLoopGroup.singleton
+    public var window = 1  // Network bulk only: sends outstanding
     public var name: String?
 
     public init(scenario: String) { self.scenario = scenario }
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|mem [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|mem [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2
@@ -45,6 +46,7 @@ public struct Options: Sendable {
             case "--batch": o.batch = Int(v)!
             case "--batched": o.batched = v == "1" || v == "true"
             case "--threads": o.threads = Int(v)!
+            case "--window": o.window = max(1, Int(v)!)
             case "--name": o.name = v
             default: fail("unknown option \(k)")
             }
@@ -147,7 +149,8 @@ public final class RunControl: Sendable {
 
     public var ops: Int { self._ops.load(ordering: .relaxed) }
     public var errors: Int { self._errors.load(ordering: .relaxed) }
-    public var shouldStop: Bool { self._stop.load(ordering: .relaxed) }
+    /// True once `stop()` was called or the operation budget is used up.
+    public var shouldStop: Bool { self._stop.load(ordering: .relaxed) || self._ops.load(ordering: .relaxed) >= self._budget }
 
     /// Count `n` operations; returns whether the caller should go on.
     @inline(__always)
@@ -176,6 +179,8 @@ public struct TimedResult: Sendable {
     public var seconds: Double
     public var cpuUser: Double
     public var cpuSys: Double
+    /// Operations over the whole run, warm-up and stop included.
+    public var totalOps: Int
     public var perSecond: Double { Double(self.ops) / self.seconds }
 }
 
@@ -190,7 +195,7 @@ public func measureTimed(control: RunControl, warmup: Double, duration: Double, 
     let ops1 = control.ops, t1 = nowSeconds(), c1 = cpuTimes()
     control.stop()
     if !control.waitForAll(timeout: 10) { fail("connections did not stop within 10 s") }
-    return TimedResult(ops: ops1 - ops0, seconds: t1 - t0, cpuUser: c1.user - c0.user, cpuSys: c1.sys - c0.sys)
+    return TimedResult(ops: ops1 - ops0, seconds: t1 - t0, cpuUser: c1.user - c0.user, cpuSys: c1.sys - c0.sys, totalOps: control.ops)
 }
 
 /// A tiny one-shot latch for waiting on callbacks from other threads.

@@ -25,7 +25,8 @@ case "udp":
     let control = RunControl(activeConnections: 1)
     let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
     emit(impl: impl, scenario: o.name ?? "udp", value: r.perSecond, unit: "dgrams/s", ops: Double(r.ops),
-         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
 case "mem":
     raiseNoFileLimit()

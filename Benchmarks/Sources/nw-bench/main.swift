@@ -15,7 +15,8 @@ case "rr":
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
 case "bulk":
-    let r = nwBulk(host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration, window: max(1, o.threads))
+    let r = nwBulk(host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration, window: o.window)
+    if r.bytes == 0 { fail("bulk: the sink's byte count never arrived") }
     emit(impl: impl, scenario: o.name ?? "bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
          ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
 case "udp":
@@ -23,7 +24,8 @@ case "udp":
     let control = RunControl(activeConnections: 1)
     let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
     emit(impl: impl, scenario: o.name ?? "udp", value: r.perSecond, unit: "dgrams/s", ops: Double(r.ops),
-         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
 case "mem":
     raiseNoFileLimit()

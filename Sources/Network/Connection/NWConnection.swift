@@ -53,6 +53,8 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             configuration.unsupported = error
         }
         self.flow = Flow(configuration: configuration)
+        // Weak until started: an unstarted connection nobody holds simply goes away.
+        flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
 
     /// Creates an outbound connection to `host` and `port`.
@@ -66,6 +68,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.parameters = parameters
         self.flow = flow
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
+        flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
 
     // MARK: - Life cycle
@@ -73,7 +76,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Starts establishing the connection; callbacks will run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
         guard delivery.start(queue: queue) else { return }
-        flow.start { [self] state in self.flowStateChanged(state) }
+        // Once started, the flow keeps the connection alive (as Apple's framework does) until
+        // it is cancelled, when the flow drops this handler.
+        flow.observe { [self] state in self.flowStateChanged(state) }
+        flow.start()
     }
 
     /// The queue given to ``start(queue:)``, nil before.

@@ -88,13 +88,28 @@ package final class Flow: @unchecked Sendable {
         self.transport = .shared(channel, remote: remote, release: release)
     }
 
+    deinit {
+        // A flow dropped without being started or cancelled must not leak its socket.
+        acceptedChannel?.close(promise: nil)
+        if case .owned(let channel) = transport { channel.close(promise: nil) }
+        if case .shared(_, _, let release) = transport { release() }
+    }
+
     // MARK: - Public operations (any thread)
 
-    /// Starts establishment; `stateHandler` receives every state change from now on.
-    package func start(stateHandler: @escaping StateHandler) {
+    /// Sets the receiver of every state change (including a `cancelled` that comes before
+    /// `start`). Call it once, right after creating the flow, before handing the flow out.
+    package func observe(_ stateHandler: @escaping StateHandler) {
+        eventLoop.execute {
+            guard self.machine.state != .cancelled else { return }
+            self.stateHandler = stateHandler
+        }
+    }
+
+    /// Starts establishment.
+    package func start() {
         eventLoop.execute {
             guard case .setup = self.machine.state else { return }
-            self.stateHandler = stateHandler
             self.report.startTime = .now()
             self.perform(self.machine.start())
         }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds the C baselines and the Swift benchmark package (release), runs every implementation x
+# scenario in one run against the same C server, runs the package-benchmark suite, and writes
+# Benchmarks/RESULTS.md (and results.json). See Benchmarks/README.md for the method.
+#
+# Knobs (environment): DURATION (s, default 3), WARMUP (s, 0.5), REPS (3), MEM_REPS (3),
+# MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
+# PIN (same | split | none; default same), ONLY (comma-separated scenarios: rr1,rr100,bulk,
+# udp64-single,udp64-batch,udp1200-single,udp1200-batch,mem), SUITE (1 = also run
+# `swift package benchmark`, default 1).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$HERE"
+
+# The exact command, with the knobs that were set in the environment.
+COMMAND="bash Benchmarks/run.sh"
+for v in SUITE ONLY PIN PORT UDP_SIZES MEM_CONNS MEM_REPS REPS WARMUP DURATION; do
+    if [ -n "${!v+x}" ]; then COMMAND="$v=${!v} $COMMAND"; fi
+done
+
+DURATION="${DURATION:-3}"
+WARMUP="${WARMUP:-0.5}"
+REPS="${REPS:-3}"
+MEM_REPS="${MEM_REPS:-3}"
+MEM_CONNS="${MEM_CONNS:-10000}"
+UDP_SIZES="${UDP_SIZES:-64,1200}"
+PORT="${PORT:-19000}"
+PIN="${PIN:-same}"
+ONLY="${ONLY:-}"
+SUITE="${SUITE:-1}"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+for tool in gcc swift python3 taskset; do
+    command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
+done
+
+# 1. C baselines
+log "building C programs (gcc -O2)"
+mkdir -p .build/c
+for src in C/*.c; do
+    name="$(basename "$src" .c)"
+    gcc -O2 -Wall -Wextra -o ".build/c/$name" "$src"
+done
+
+# 2. Swift: plain NIO client (must build), Network client (may not build yet)
+log "building nio-bench (release)"
+swift build -c release --product nio-bench 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
+[ -x .build/release/nio-bench ] || { echo "nio-bench did not build" >&2; exit 1; }
+
+NETWORK_MISSING=""
+log "building nw-bench (release; depends on ../ Network)"
+if ! swift build -c release --product nw-bench >/tmp/nw-bench-build.$$ 2>&1; then
+    NETWORK_MISSING="the Network client did not build ($(grep -m1 'error:' /tmp/nw-bench-build.$$ | sed 's/[`|]//g' | cut -c1-200))"
+    log "$NETWORK_MISSING"
+fi
+rm -f /tmp/nw-bench-build.$$
+
+# 3. package-benchmark suite (against the same C server, same placement)
+SUITE_FILE="$HERE/.build/suite-summary.md"
+rm -f "$SUITE_FILE"
+case "$PIN" in
+    same) SERVER_PIN=(taskset -c 0); CLIENT_PIN=(taskset -c 0) ;;
+    split) SERVER_PIN=(taskset -c 1); CLIENT_PIN=(taskset -c 0) ;;
+    *) SERVER_PIN=(); CLIENT_PIN=() ;;
+esac
+if [ "$SUITE" = "1" ] && [ -z "$NETWORK_MISSING" ] && [ -z "$ONLY" ]; then
+    log "building and running the package-benchmark suite (swift package benchmark)"
+    swift build -c release --product NetworkBenchmarks >/dev/null 2>&1 || true
+    "${SERVER_PIN[@]}" .build/c/server --port "$PORT" --nports 10 >/dev/null 2>&1 &
+    SERVER_PID=$!
+    sleep 0.3
+    if NETBENCH_EXTERNAL_SERVER=1 NETBENCH_PORT="$PORT" "${CLIENT_PIN[@]}" \
+        swift package benchmark --format jmh --path stdout --no-progress >.build/suite.jmh 2>.build/suite.err; then
+        python3 scripts/suite_summary.py .build/suite.jmh >"$SUITE_FILE"
+    else
+        { echo "(swift package benchmark failed:"; tail -5 .build/suite.err; echo ")"; } >"$SUITE_FILE"
+    fi
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+fi
+
+# 4. The cross-implementation measurements and the report
+log "measuring (PIN=$PIN, ${DURATION}s x ${REPS} reps)"
+python3 scripts/bench.py \
+    --duration "$DURATION" --warmup "$WARMUP" --reps "$REPS" --mem-reps "$MEM_REPS" \
+    --mem-conns "$MEM_CONNS" --udp-sizes "$UDP_SIZES" --port "$PORT" --pin "$PIN" \
+    --only "$ONLY" --network-missing "$NETWORK_MISSING" --suite "$SUITE_FILE" \
+    --command "$COMMAND"

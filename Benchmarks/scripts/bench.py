@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Runs every implementation x scenario against the one C server and writes RESULTS.md.
+
+Called by run.sh (which builds everything first); see README.md for the method.
+Each measurement is one CLI invocation that prints one JSON line:
+  {"impl":"nio","scenario":"rr1","value":12345,"unit":"ops/s",...}
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+IMPL_LABEL = {
+    "c-blocking": "C, blocking sockets",
+    "c-epoll": "C, epoll",
+    "nio": "SwiftNIO",
+    "network": "Network (this package)",
+}
+
+
+def scenarios(a):
+    d, w = str(a.duration), str(a.warmup)
+    timed = ["--duration", d, "--warmup", w]
+    s = [
+        ("rr1", "64-byte request/response round trips, 1 TCP connection", "ops/s", "higher",
+         ["rr", "--conns", "1"] + timed, ["c-blocking", "c-epoll", "nio", "network"]),
+        ("rr100", "64-byte request/response round trips, 100 TCP connections (one request in flight each)", "ops/s", "higher",
+         ["rr", "--conns", "100", "--nports", "10"] + timed, ["c-blocking", "c-epoll", "nio", "network"]),
+        ("bulk", f"bulk TCP, 64 KiB writes, one direction, {a.duration:g} s, counted by the sink", "MiB/s", "higher",
+         ["bulk", "--size", "65536", "--duration", d], ["c-blocking", "c-epoll", "nio", "network"]),
+    ]
+    for size in a.udp_sizes:
+        s.append((f"udp{size}-single", f"UDP {size}-byte datagrams sent one by one (groups of 64)", "dgrams/s", "higher",
+                  ["udp", "--size", str(size), "--batch", "64", "--batched", "0"] + timed, ["c-blocking", "nio", "network"]))
+        s.append((f"udp{size}-batch", f"UDP {size}-byte datagrams sent in batches of 64 (C sendmmsg; NIO write x64 + flush; Network batch {{ }})",
+                  "dgrams/s", "higher",
+                  ["udp", "--size", str(size), "--batch", "64", "--batched", "1"] + timed, ["c-blocking", "nio", "network"]))
+    s.append(("mem", f"resident memory per idle TCP connection, {a.mem_conns} connections", "B/conn", "lower",
+              ["mem", "--conns", str(a.mem_conns), "--nports", "10"], ["c-blocking", "c-epoll", "nio", "network"]))
+    return s
+
+
+def binary(impl):
+    return {
+        "c-blocking": os.path.join(HERE, ".build/c/client_blocking"),
+        "c-epoll": os.path.join(HERE, ".build/c/client_epoll"),
+        "nio": os.path.join(HERE, ".build/release/nio-bench"),
+        "network": os.path.join(HERE, ".build/release/nw-bench"),
+    }[impl]
+
+
+def udp_stats(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port + 201), timeout=2) as s:
+            line = s.makefile().readline().split()
+            return int(line[1])
+    except OSError:
+        return None
+
+
+def run_one(a, impl, name, args, client_pin):
+    cmd = client_pin + [binary(impl)] + args + ["--port", str(a.port), "--name", name]
+    before = udp_stats(a.port) if name.startswith("udp") else None
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {a.timeout} s"
+    if p.returncode != 0:
+        return None, f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
+    try:
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None, f"no JSON: {p.stdout[-200:]} {p.stderr[-200:]}"
+    if before is not None:
+        time.sleep(0.2)
+        after = udp_stats(a.port)
+        if after is not None:
+            r["sink_received"] = after - before
+    if p.stderr.strip():
+        r["stderr"] = p.stderr.strip()[-300:]
+    return r, None
+
+
+def fmt(v, unit):
+    if v is None:
+        return "—"
+    if unit == "B/conn":
+        return f"{v:,.0f}"
+    if unit == "MiB/s":
+        return f"{v:,.0f}"
+    return f"{v:,.0f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--duration", type=float, default=3.0)
+    ap.add_argument("--warmup", type=float, default=0.5)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--mem-reps", type=int, default=3)
+    ap.add_argument("--mem-conns", type=int, default=10000)
+    ap.add_argument("--port", type=int, default=19000)
+    ap.add_argument("--udp-sizes", type=lambda s: [int(x) for x in s.split(",")], default=[64, 1200])
+    ap.add_argument("--pin", choices=["same", "split", "none"], default="same")
+    ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--impls", default="", help="comma-separated implementations")
+    ap.add_argument("--network-missing", default="", help="reason the Network client was not built")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    ap.add_argument("--json-out", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--suite", default="", help="file with package-benchmark output to append")
+    ap.add_argument("--command", default="bash Benchmarks/run.sh")
+    a = ap.parse_args()
+
+    server_pin, client_pin = {
+        "same": (["taskset", "-c", "0"], ["taskset", "-c", "0"]),
+        "split": (["taskset", "-c", "1"], ["taskset", "-c", "0"]),
+        "none": ([], []),
+    }[a.pin]
+
+    server = subprocess.Popen(server_pin + [os.path.join(HERE, ".build/c/server"), "--port", str(a.port), "--nports", "10"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if server.stdout.readline().strip() != "ready":
+        sys.exit("server did not start: " + server.stderr.read())
+
+    results = {}  # (scenario, impl) -> list of result dicts
+    errors = {}
+    scen = scenarios(a)
+    only = set(x for x in a.only.split(",") if x)
+    impls_only = set(x for x in a.impls.split(",") if x)
+    started = time.time()
+    try:
+        for name, _, _, _, args, impls in scen:
+            if only and name not in only:
+                continue
+            reps = a.mem_reps if name == "mem" else a.reps
+            for rep in range(reps):
+                # implementations interleaved within each repetition, so drift hits all alike
+                for impl in impls:
+                    if impls_only and impl not in impls_only:
+                        continue
+                    if impl == "network" and a.network_missing:
+                        continue
+                    r, err = run_one(a, impl, name, args, client_pin)
+                    tag = f"[{time.time() - started:6.1f}s] {name:14s} {impl:11s} rep {rep + 1}/{reps}: "
+                    if r is None:
+                        errors.setdefault((name, impl), []).append(err)
+                        print(tag + "FAILED " + err, flush=True)
+                    else:
+                        results.setdefault((name, impl), []).append(r)
+                        print(tag + f"{r['value']:,.1f} {r['unit']}", flush=True)
+                    time.sleep(0.3 if name != "mem" else 1.0)
+    finally:
+        server.terminate()
+        server.wait()
+    total = time.time() - started
+
+    with open(a.json_out, "w") as f:
+        json.dump([dict(r) for rs in results.values() for r in rs], f, indent=1)
+
+    write_report(a, scen, results, errors, total)
+    print(f"wrote {a.out} ({total:.0f} s of measurements)")
+
+
+def median_of(results, name, impl):
+    rs = results.get((name, impl))
+    if not rs:
+        return None
+    return statistics.median(r["value"] for r in rs)
+
+
+def write_report(a, scen, results, errors, total):
+    out = []
+    kernel = platform.release()
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    swift = swift[0] if swift else "?"
+    rev = subprocess.run(["git", "-C", os.path.dirname(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", os.path.dirname(HERE), "status", "--porcelain", "--", "Sources"], capture_output=True, text=True).stdout.strip()
+    nio_version = "?"
+    try:
+        for pin in json.load(open(os.path.join(HERE, "Package.resolved")))["pins"]:
+            if pin["identity"] == "swift-nio":
+                nio_version = pin["state"].get("version", "?")
+    except (OSError, ValueError, KeyError):
+        pass
+
+    out.append("# Benchmark results\n")
+    out.append(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
+    out.append(f"- Command: `{a.command}`")
+    out.append(f"- Machine: {os.cpu_count()} CPUs (nproc), {cpu}; kernel {kernel}; {swift}; swift-nio {nio_version}; gcc -O2")
+    out.append(f"- Network package: main at `{rev}`" + (" plus uncommitted changes in Sources/" if dirty else ""))
+    pin_text = {
+        "same": "server and client pinned to the same CPU (`taskset -c 0`): a CPU-cost comparison; see README.md for why",
+        "split": "server pinned to CPU 1, client to CPU 0",
+        "none": "no CPU pinning",
+    }[a.pin]
+    out.append(f"- Placement: {pin_text}")
+    out.append(f"- Each timed measurement: {a.warmup:g} s warm-up + {a.duration:g} s measured; {a.reps} repetitions "
+               f"(memory: {a.mem_reps}), implementations interleaved; the table shows the median (min–max). "
+               f"Total measuring time {total:.0f} s.")
+    out.append("- Server for every client: `C/server.c` (single-threaded epoll echo / sink / UDP sink). "
+               "Client CPU = user+sys CPU time of the client process per operation, measured over the same window.")
+    if a.network_missing:
+        out.append(f"- **Network client not measured**: {a.network_missing}")
+    out.append("")
+
+    # Targets
+    def nw_nio(name):
+        return ratio(median_of(results, name, "network"), median_of(results, name, "nio"))
+
+    targets = [
+        ("Round trips, 1 connection: Network ≥ 0.9 × NIO", nw_nio("rr1"), lambda r: r >= 0.9, "{:.2f}×"),
+        ("Round trips, 100 connections: Network ≥ 0.9 × NIO", nw_nio("rr100"), lambda r: r >= 0.9, "{:.2f}×"),
+        ("Bulk TCP: Network ≥ 0.95 × NIO", nw_nio("bulk"), lambda r: r >= 0.95, "{:.2f}×"),
+    ]
+    for size in a.udp_sizes:
+        targets.append((f"UDP {size} B with batch: Network batch ≥ 1.0 × NIO batched writes", nw_nio(f"udp{size}-batch"),
+                        lambda r: r >= 1.0, "{:.2f}×"))
+    targets.append(("Memory: ≤ 4 KiB (4,096 B) user-space memory per idle connection",
+                    median_of(results, "mem", "network"), lambda v: v <= 4096, "{:,.0f} B/conn"))
+    out.append("## Targets\n")
+    out.append("| target | measured | met? |")
+    out.append("|---|---:|---|")
+    for label, v, ok, f in targets:
+        if v is None:
+            out.append(f"| {label} | not yet measured | — |")
+        else:
+            out.append(f"| {label} | {f.format(v)} | {'met' if ok(v) else '**not met**'} |")
+    out.append("")
+
+    # Per-scenario tables
+    out.append("## Scenarios\n")
+    for name, title, unit, better, args, impls in scen:
+        if not any((name, i) in results or (name, i) in errors for i in impls) and not (a.network_missing and name):
+            continue
+        out.append(f"### {name}: {title}\n")
+        out.append(f"Unit: {unit} ({better} is better). Client command: `<client> {' '.join(args)} --port {a.port}`\n")
+        if name == "mem":
+            out.append("| implementation | median B/conn | min–max | RSS before → after (median run) | connect time |")
+            out.append("|---|---:|---:|---:|---:|")
+        elif name.startswith("udp"):
+            out.append("| implementation | median | min–max | client CPU µs/op | delivered to sink |")
+            out.append("|---|---:|---:|---:|---:|")
+        else:
+            out.append("| implementation | median | min–max | client CPU µs/op |")
+            out.append("|---|---:|---:|---:|")
+        for impl in impls:
+            label = IMPL_LABEL[impl]
+            if name.startswith("udp") and impl == "c-blocking":
+                label = "C, sendmmsg" if name.endswith("batch") else "C, send()"
+            rs = results.get((name, impl))
+            if not rs:
+                why = "not yet measured"
+                if (name, impl) in errors:
+                    why = "failed: " + errors[(name, impl)][0].replace("|", "/")[:160]
+                elif impl == "network" and a.network_missing:
+                    why = "not yet measured (" + a.network_missing + ")"
+                cols = 4 if name == "mem" else (4 if name.startswith("udp") else 3)
+                out.append(f"| {label} | {why} |" + " |" * (cols - 1))
+                continue
+            vals = sorted(r["value"] for r in rs)
+            med = statistics.median(vals)
+            mid = sorted(rs, key=lambda r: r["value"])[len(rs) // 2]
+            rng = f"{fmt(vals[0], unit)}–{fmt(vals[-1], unit)}"
+            if name == "mem":
+                out.append(f"| {label} | {fmt(med, unit)} | {rng} | {mid.get('rss_before', 0) / 1048576:.1f} → "
+                           f"{mid.get('rss_after', 0) / 1048576:.1f} MiB | {mid.get('connect_seconds', 0):.2f} s |")
+                continue
+            cpu_per_op = statistics.median(
+                (r["cpu_user"] + r["cpu_sys"]) / r["ops"] * 1e6 * (1048576 if unit == "MiB/s" else 1) for r in rs if r["ops"])
+            cpu_text = f"{cpu_per_op:.2f}" + (" per MiB" if unit == "MiB/s" else "")
+            row = f"| {label} | {fmt(med, unit)} | {rng} | {cpu_text} |"
+            if name.startswith("udp"):
+                fr = [r["sink_received"] / r["sent_total"] for r in rs if r.get("sink_received") is not None and r.get("sent_total")]
+                row += f" {statistics.median(fr) * 100:.0f} % |" if fr else " — |"
+            out.append(row)
+        out.append("")
+        # ratios
+        nw, nio = median_of(results, name, "network"), median_of(results, name, "nio")
+        cs = [(c, median_of(results, name, c)) for c in ("c-epoll", "c-blocking") if c in impls]
+        cname = {"c-epoll": "C epoll", "c-blocking": "C blocking"}
+        if name.startswith("udp"):
+            cname["c-blocking"] = "C sendmmsg" if name.endswith("batch") else "C send()"
+        parts = []
+        r = ratio(nw, nio)
+        parts.append(f"Network / NIO = {r:.2f}" if r is not None else "Network / NIO = —")
+        for c, cv in cs:
+            r = ratio(nw, cv)
+            parts.append(f"Network / {cname[c]} = {r:.2f}" if r is not None else f"Network / {cname[c]} = —")
+        for c, cv in cs:
+            r = ratio(nio, cv)
+            parts.append(f"NIO / {cname[c]} = {r:.2f}" if r is not None else f"NIO / {cname[c]} = —")
+        out.append("Ratios (of medians" + (", lower is better" if better == "lower" else "") + "): " + "; ".join(parts) + "\n")
+
+    if a.suite and os.path.exists(a.suite):
+        out.append("## package-benchmark suite (`swift package benchmark`)\n")
+        out.append("Same client drivers, measured in-process by ordo-one/package-benchmark against the same C server "
+                   "(NETBENCH_EXTERNAL_SERVER=1), same placement, one operation = one round trip or one datagram, p50 values. "
+                   "Its point is the allocation count per operation (package-benchmark's malloc interposer); its "
+                   "absolute rates are lower than the table above (framework, interposer and per-iteration start/stop "
+                   "overhead) and are not compared with it.\n")
+        out.append(open(a.suite).read().strip())
+        out.append("")
+
+    with open(a.out, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

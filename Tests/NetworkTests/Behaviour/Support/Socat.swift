@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import Testing
+
+/// `socat`, a real peer nobody here wrote, run as a child process.
+final class Socat: @unchecked Sendable {
+    let process = Process()
+    private final class Output: Sendable {
+        let data = Mutex(Data())
+    }
+
+    private let output = Output()
+    private let stdinPipe = Pipe()
+    private let stdoutPipe = Pipe()
+
+    /// Where socat is, or nil when it is not installed. Under `CI` a missing socat is a test
+    /// failure (never a silent skip); elsewhere the test says why it did nothing.
+    static func executable(sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = "\(directory)/socat"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        let message = "socat is not installed: run scripts/install-deps.sh (or apt-get install -y socat)"
+        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "0" && $0 != "false" }) ?? false {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        } else {
+            print("SKIPPED (not CI): \(message)")
+        }
+        return nil
+    }
+
+    /// Starts `socat arguments`; `input`, if given, is written to its standard input, which is
+    /// then closed.
+    init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.standardError
+        let output = self.output
+        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.data.withLock { $0.append(data) } }
+        }
+        try process.run()
+        if let input {
+            try stdinPipe.fileHandleForWriting.write(contentsOf: input)
+            try stdinPipe.fileHandleForWriting.close()
+        }
+    }
+
+    var standardOutput: Data { output.data.withLock { $0 } }
+
+    /// Waits until socat's standard output contains `text`.
+    func waitForOutput(containing text: String, timeout: Double = 10) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !String(decoding: standardOutput, as: UTF8.self).contains(text) {
+            guard Date() < deadline else {
+                throw BehaviourTimeout(
+                    what: "socat output containing \(text.debugDescription) (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
+                    seconds: timeout)
+            }
+            await pause(milliseconds: 20)
+        }
+    }
+
+    /// Waits for socat to exit by itself; returns its status, or nil if it is still running.
+    func waitForExit(timeout: Double = 10) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { await pause(milliseconds: 20) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Stops socat and the children it forked (found by parent pid, ended by pid).
+    func stop() {
+        if process.isRunning {
+            let pid = process.processIdentifier
+            let children = ProcFS.children(of: pid)
+            process.terminate()
+            for child in children { kill(child, SIGTERM) }
+            process.waitUntilExit()
+        }
+        stdoutPipe.fileHandleForReading.readabilityHandler = nil
+        try? stdinPipe.fileHandleForWriting.close()
+    }
+
+    deinit { stop() }
+}
+
+/// Waits until something is bound to `port` (TCP listening, or UDP bound).
+func waitUntilBound(port: UInt16, udp: Bool, timeout: Double = 10) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !ProcFS.isBound(port: port, udp: udp) {
+        guard Date() < deadline else { throw BehaviourTimeout(what: "a socket bound to port \(port)", seconds: timeout) }
+        await pause(milliseconds: 20)
+    }
+}
