@@ -13,7 +13,8 @@ let package = Package(
     ],
     targets: [
         // Shared helpers: argument parsing, JSON result line, RSS, rlimit, clock.
-        .target(name: "BenchSupport"),
+        .target(name: "BenchSupport", dependencies: ["CBenchShims"]),
+        .target(name: "CBenchShims"),
         // Scenario drivers written against plain SwiftNIO (NIOPosix bootstraps).
         .target(
             name: "NIOClients",

@@ -112,7 +112,7 @@ static void run_mem(struct opts o) {
     int warm = tcp_connect_blocking(o.host, o.port);
     (void)warm;
     usleep(200000);
-    long rss0 = rss_bytes();
+    long rss0 = rss_bytes(), heap0 = heap_bytes();
     int *fds = calloc((size_t)o.conns, sizeof *fds);
     double t0 = now_s();
     int started = 0, connected = 0, inflight = 0;
@@ -144,9 +144,10 @@ static void run_mem(struct opts o) {
     }
     double secs = now_s() - t0;
     usleep(500000);
-    long rss1 = rss_bytes();
-    char extra[128];
-    snprintf(extra, sizeof extra, "\"rss_before\":%ld,\"rss_after\":%ld,\"connect_seconds\":%.3f", rss0, rss1, secs);
+    long rss1 = rss_bytes(), heap1 = heap_bytes();
+    char extra[192];
+    snprintf(extra, sizeof extra, "\"rss_before\":%ld,\"rss_after\":%ld,\"connect_seconds\":%.3f,\"heap_per_conn\":%.1f",
+             rss0, rss1, secs, (double)(heap1 - heap0) / o.conns);
     emit(IMPL, o.name ? o.name : "mem", (double)(rss1 - rss0) / o.conns, "B/conn", o.conns, secs, 0, 0, extra);
 }
 

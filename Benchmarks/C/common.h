@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -42,6 +43,12 @@ static inline long rss_bytes(void) {
         fclose(f);
     }
     return resident * sysconf(_SC_PAGESIZE);
+}
+
+/* Bytes handed out by malloc (glibc mallinfo2: all arenas + mmapped chunks). */
+static inline long heap_bytes(void) {
+    struct mallinfo2 mi = mallinfo2();
+    return (long)(mi.uordblks + mi.hblkhd);
 }
 
 static inline void cpu_times(double *user, double *sys) {

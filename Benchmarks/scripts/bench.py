@@ -257,8 +257,8 @@ def write_report(a, scen, results, errors, total):
         out.append(f"### {name}: {title}\n")
         out.append(f"Unit: {unit} ({better} is better). Client command: `<client> {' '.join(args)} --port {a.port}`\n")
         if name == "mem":
-            out.append("| implementation | median B/conn | min–max | RSS before → after (median run) | connect time |")
-            out.append("|---|---:|---:|---:|---:|")
+            out.append("| implementation | median B/conn (RSS) | min–max | malloc heap B/conn (mallinfo2) | RSS before → after (median run) | connect time |")
+            out.append("|---|---:|---:|---:|---:|---:|")
         elif name.startswith("udp"):
             out.append("| implementation | median | min–max | client CPU µs/op | delivered to sink |")
             out.append("|---|---:|---:|---:|---:|")
@@ -276,7 +276,7 @@ def write_report(a, scen, results, errors, total):
                     why = "failed: " + errors[(name, impl)][0].replace("|", "/")[:160]
                 elif impl == "network" and a.network_missing:
                     why = "not yet measured (" + a.network_missing + ")"
-                cols = 4 if name == "mem" else (4 if name.startswith("udp") else 3)
+                cols = 5 if name == "mem" else (4 if name.startswith("udp") else 3)
                 out.append(f"| {label} | {why} |" + " |" * (cols - 1))
                 continue
             vals = sorted(r["value"] for r in rs)
@@ -284,7 +284,9 @@ def write_report(a, scen, results, errors, total):
             mid = sorted(rs, key=lambda r: r["value"])[len(rs) // 2]
             rng = f"{fmt(vals[0], unit)}–{fmt(vals[-1], unit)}"
             if name == "mem":
-                out.append(f"| {label} | {fmt(med, unit)} | {rng} | {mid.get('rss_before', 0) / 1048576:.1f} → "
+                heap = mid.get("heap_per_conn")
+                heap_text = f"{heap:,.0f}" if heap is not None else "—"
+                out.append(f"| {label} | {fmt(med, unit)} | {rng} | {heap_text} | {mid.get('rss_before', 0) / 1048576:.1f} → "
                            f"{mid.get('rss_after', 0) / 1048576:.1f} MiB | {mid.get('connect_seconds', 0):.2f} s |")
                 continue
             cpu_per_op = statistics.median(

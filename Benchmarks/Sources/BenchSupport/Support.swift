@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CBenchShims
 import Dispatch
 import Synchronization
 
@@ -23,6 +24,8 @@ public struct Options: Sendable {
     public var batched = false
     public var threads = 0  // NIO only: 0 = MultiThreadedEventLoopGroup.singleton
     public var window = 1  // Network bulk only: sends outstanding
+    public var pendingReceive = true  // Network mem only: one receive pending per idle connection
+    public var sharedParameters = false  // Network mem only: one NWParameters object for all connections
     public var name: String?
 
     public init(scenario: String) { self.scenario = scenario }
@@ -47,6 +50,8 @@ public struct Options: Sendable {
             case "--batched": o.batched = v == "1" || v == "true"
             case "--threads": o.threads = Int(v)!
             case "--window": o.window = max(1, Int(v)!)
+            case "--pending-receive": o.pendingReceive = v == "1" || v == "true"
+            case "--shared-parameters": o.sharedParameters = v == "1" || v == "true"
             case "--name": o.name = v
             default: fail("unknown option \(k)")
             }
@@ -91,6 +96,9 @@ public func residentBytes() -> Int {
     guard fields.count >= 2, let resident = Int(fields[1]) else { return 0 }
     return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
+
+/// Bytes handed out by malloc (glibc mallinfo2: all arenas + mmapped chunks).
+public func heapInUseBytes() -> Int { Int(cbench_heap_in_use()) }
 
 public func raiseNoFileLimit() {
     var rl = rlimit()

@@ -236,14 +236,20 @@ public final class NWDatagramClient: Sendable {
 
 /// Opens `count` connections (at most 256 establishing at once) on one queue, spread over `nports`
 /// echo ports; each then has one receive pending, as an app waiting for data would.
-public func nwOpenIdleConnections(host: String, port: Int, nports: Int, count: Int, queue: DispatchQueue) -> [NWConnection] {
+public func nwOpenIdleConnections(
+    host: String, port: Int, nports: Int, count: Int, queue: DispatchQueue,
+    pendingReceive: Bool = true, sharedParameters: Bool = false
+) -> [NWConnection] {
+    let shared = tcpParameters()
     let connections = (0..<count).map { i in
         let (h, p) = endpoint(host, port + i % nports)
-        return NWConnection(host: h, port: p, using: tcpParameters())
+        return NWConnection(host: h, port: p, using: sharedParameters ? shared : tcpParameters())
     }
     startAndWaitReady(connections, queue: queue)
-    for connection in connections {
-        connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) { _, _, _, _ in }
+    if pendingReceive {
+        for connection in connections {
+            connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) { _, _, _, _ in }
+        }
     }
     return connections
 }

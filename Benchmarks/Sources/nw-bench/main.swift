@@ -33,15 +33,18 @@ case "mem":
     // Warm-up connection (not counted): event loops, thread stacks and allocator arenas exist before the baseline.
     let warm = nwOpenIdleConnections(host: o.host, port: o.port, nports: 1, count: 1, queue: queue)
     sleepSeconds(0.2)
-    let rss0 = residentBytes()
+    let rss0 = residentBytes(), heap0 = heapInUseBytes()
     let t0 = nowSeconds()
-    let connections = nwOpenIdleConnections(host: o.host, port: o.port, nports: o.nports, count: o.conns, queue: queue)
+    let connections = nwOpenIdleConnections(
+        host: o.host, port: o.port, nports: o.nports, count: o.conns, queue: queue,
+        pendingReceive: o.pendingReceive, sharedParameters: o.sharedParameters)
     let secs = nowSeconds() - t0
     sleepSeconds(0.5)
-    let rss1 = residentBytes()
+    let rss1 = residentBytes(), heap1 = heapInUseBytes()
     emit(impl: impl, scenario: o.name ?? "mem", value: Double(rss1 - rss0) / Double(o.conns), unit: "B/conn",
          ops: Double(connections.count), seconds: secs,
-         extra: ["rss_before": Double(rss0), "rss_after": Double(rss1), "connect_seconds": secs])
+         extra: ["rss_before": Double(rss0), "rss_after": Double(rss1), "connect_seconds": secs,
+                "heap_per_conn": Double(heap1 - heap0) / Double(o.conns)])
     _ = warm
     exitProcess(0)  // the kernel closes the sockets
 default:

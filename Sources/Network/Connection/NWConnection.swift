@@ -18,7 +18,8 @@ import Synchronization
 public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendable {
     /// The remote endpoint given at creation.
     public final let endpoint: NWEndpoint
-    /// The parameters given at creation (the connection took a snapshot of them).
+    /// The parameters given at creation. The connection took a snapshot of their values when it
+    /// was created: changing the object afterwards does not affect it.
     public final let parameters: NWParameters
 
     /// The engine flow behind this connection.
@@ -42,14 +43,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
-        self.parameters = parameters.copy()
+        self.parameters = parameters
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
         var configuration: FlowConfiguration
         switch endpoint.flowTarget() {
         case .success(let target):
-            configuration = self.parameters.flowConfiguration(target: target)
+            configuration = parameters.flowConfiguration(target: target)
         case .failure(let error):
-            configuration = self.parameters.flowConfiguration(target: .unix(path: ""))
+            configuration = parameters.flowConfiguration(target: .unix(path: ""))
             configuration.unsupported = error
         }
         self.flow = Flow(configuration: configuration)

@@ -162,7 +162,8 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         if case .address(let address) = flow.configuration.target, let endpoint = NWEndpoint(address) {
             remote = endpoint
         }
-        let connection = NWConnection(accepted: flow, endpoint: remote, parameters: parameters.copy())
+        // Inbound connections share the listener's parameters object (its snapshot is already taken).
+        let connection = NWConnection(accepted: flow, endpoint: remote, parameters: parameters)
         delivery.deliver { [self] in
             guard let handler = self.shared.withLock({ $0.newConnectionHandler }) else {
                 // Nobody takes it: close it rather than leak it.

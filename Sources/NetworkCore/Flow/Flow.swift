@@ -364,11 +364,11 @@ package final class Flow: @unchecked Sendable {
     func transportInactive(channel: Channel) {
         guard channel === transport.channel else { return }
         readInFlight = false
+        // Errors (a reset included) reach `transportError` before the channel goes inactive, and
+        // our own closes detach the channel first. What remains is NIO closing the socket after
+        // the peer's FIN when our side had already shut its output: an orderly end of stream.
         if receives.mode == .stream && !receives.endOfStream && receives.terminalError == nil {
-            // The socket went away without an orderly end of stream: the peer reset it.
-            transportError(.posix(ECONNRESET), channel: channel)
-        } else if receives.mode == .stream && receives.endOfStream && writeClosed {
-            // Both directions finished cleanly; the connection stays ready until cancelled.
+            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
         }
     }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Profiles one client x scenario with perf, pinned like run.sh (server and client on CPU 0).
+#   bash Benchmarks/scripts/profile.sh nw rr1        # cpu-clock profile: by DSO, self, inclusive
+#   bash Benchmarks/scripts/profile.sh nio udp64-batch
+#   bash Benchmarks/scripts/profile.sh nw mem        # live heap per connection by allocation site
+# Scenarios: rr1 rr100 bulk udp64-single udp64-batch mem. Needs perf (apt-get install linux-perf)
+# and a previous `bash Benchmarks/run.sh` (or the same builds). Output goes to stdout; the perf
+# data stays in /tmp/netbench-profile.*.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+impl="${1:?nw|nio}"; scenario="${2:?scenario}"; PORT="${PORT:-19000}"
+bin="$HERE/.build/release/$impl-bench"
+case "$scenario" in
+    rr1) args=(rr --conns 1 --duration 3 --warmup 0.3) ;;
+    rr100) args=(rr --conns 100 --nports 10 --duration 3 --warmup 0.3) ;;
+    bulk) args=(bulk --size 65536 --duration 3) ;;
+    udp64-single) args=(udp --size 64 --batch 64 --batched 0 --duration 3 --warmup 0.3) ;;
+    udp64-batch) args=(udp --size 64 --batch 64 --batched 1 --duration 3 --warmup 0.3) ;;
+    mem) args=(mem --conns 2000 --nports 10) ;;
+    *) echo "unknown scenario $scenario" >&2; exit 1 ;;
+esac
+taskset -c 0 "$HERE/.build/c/server" --port "$PORT" --nports 10 >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+sleep 0.3
+data="/tmp/netbench-profile.$impl.$scenario.data"
+if [ "$scenario" = mem ]; then
+    libc="$(ldd "$bin" | awk '/libc.so.6/{print $3}')"
+    perf probe -q -d 'probe_libc:*' 2>/dev/null || true
+    perf probe -q -x "$libc" -a 'malloc size=%di:u64' -a 'malloc_ret=malloc%return $retval' -a 'free ptr=%di:u64'
+    taskset -c 0 perf record -q -e probe_libc:malloc -e probe_libc:malloc_ret__return -e probe_libc:free -g \
+        -o "$data" "$bin" "${args[@]}" --port "$PORT"
+    perf probe -q -d 'probe_libc:*'
+    python3 "$HERE/scripts/heap_live.py" "$data" 2000 2>/dev/null | swift demangle --simplified | cut -c1-260
+    exit 0
+fi
+taskset -c 0 perf record -q -e cpu-clock -F 4999 -g -o "$data" "$bin" "${args[@]}" --port "$PORT"
+echo "== by shared object"
+perf report -i "$data" --no-children --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -10
+echo "== self time, top symbols"
+perf report -i "$data" --no-children --sort sym -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -30 | swift demangle --simplified | cut -c1-200
+echo "== inclusive time, this package's and the client's frames"
+perf report -i "$data" --children --sort sym -g none 2>/dev/null | grep -v '^#' | grep -v '^$' \
+    | grep -E 'Network|NWClients|NIOClients|Dispatch|dispatch_' | head -30 | swift demangle --simplified | cut -c1-200
