@@ -11,10 +11,6 @@ MESSAGE="hello from nwcat"
 
 command -v swift >/dev/null 2>&1 || { echo "demo: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 
-echo "== building nwcat"
-swift build --product nwcat 2>&1 | tail -n 1
-NWCAT="$(swift build --show-bin-path)/nwcat"
-
 WORK=$(mktemp -d)
 LISTENER_PID=""
 cleanup() {
@@ -26,9 +22,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+echo "== building nwcat"
+if ! swift build --product nwcat >"$WORK/build.log" 2>&1; then
+  cat "$WORK/build.log" >&2
+  echo "demo: building nwcat failed" >&2
+  exit 1
+fi
+tail -n 1 "$WORK/build.log"
+NWCAT="$(swift build --show-bin-path)/nwcat"
+
 show() {  # show LABEL FILE: the file's lines, prefixed
   sed "s/^/  [$1] /" "$2"
-  # a last line without a newline still gets printed by sed; nothing else to do
 }
 
 echo "== starting: nwcat listen $PORT --verbose --echo"

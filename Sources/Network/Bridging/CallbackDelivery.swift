@@ -1,4 +1,5 @@
 import Dispatch
+import NIOCore
 import Synchronization
 
 /// Delivers a classic object's events on the queue given to `start(queue:)`, in the order they
@@ -11,6 +12,12 @@ final class CallbackDelivery: Sendable {
     }
 
     private let state = Mutex(State())
+    private let batcher: DeliveryBatcher?
+
+    /// `eventLoop`: the loop the events are produced on, whose turns are batched.
+    init(eventLoop: EventLoop? = nil) {
+        self.batcher = eventLoop.map(DeliveryBatcher.forEventLoop)
+    }
 
     /// The queue, once started.
     var queue: DispatchQueue? { state.withLock { $0.queue } }
@@ -30,7 +37,7 @@ final class CallbackDelivery: Sendable {
         state.withLock { state in
             if let queue = state.queue {
                 // Enqueued under the lock so concurrent producers cannot reorder.
-                queue.async(execute: work)
+                if let batcher { batcher.enqueue(work, on: queue) } else { queue.async(execute: work) }
             } else {
                 state.backlog.append(work)
             }

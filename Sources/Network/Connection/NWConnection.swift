@@ -24,7 +24,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// The engine flow behind this connection.
     package let flow: Flow
-    private let delivery = CallbackDelivery()
+    private let delivery: CallbackDelivery
     private let shared = Mutex(Shared())
     private let id: Int
 
@@ -34,8 +34,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var pathUpdateHandler: (@Sendable (NWPath) -> Void)?
         var viabilityUpdateHandler: (@Sendable (Bool) -> Void)?
         var betterPathUpdateHandler: (@Sendable (Bool) -> Void)?
-        var path: NWPath?
+        // Boxed: an NWPath is large and most connections never ask for it.
+        var path: PathBox?
         var maximumDatagramSize = 0
+    }
+
+    private final class PathBox: Sendable {
+        let path: NWPath
+        init(_ path: NWPath) { self.path = path }
     }
 
     private static let counter = Atomic<Int>(0)
@@ -54,6 +60,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             configuration.unsupported = error
         }
         self.flow = Flow(configuration: configuration)
+        self.delivery = CallbackDelivery(eventLoop: flow.eventLoop)
         // Weak until started: an unstarted connection nobody holds simply goes away.
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
@@ -68,6 +75,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.endpoint = endpoint
         self.parameters = parameters
         self.flow = flow
+        self.delivery = CallbackDelivery(eventLoop: flow.eventLoop)
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
@@ -120,7 +128,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     }
 
     /// The path the connection uses, known once it is ready.
-    public final var currentPath: NWPath? { shared.withLock { $0.path } }
+    public final var currentPath: NWPath? { shared.withLock { $0.path?.path } }
 
     /// Called when the connection's path becomes known or changes.
     @preconcurrency public final var pathUpdateHandler: (@Sendable (NWPath) -> Void)? {
@@ -152,8 +160,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             let snapshot = flow.snapshotOnLoop()
             path = NWPath(connectionSnapshot: snapshot)
             let datagramSize = Self.maximumDatagramSize(snapshot)
+            let box = path.map(PathBox.init)
             shared.withLock {
-                $0.path = path
+                $0.path = box
                 $0.maximumDatagramSize = datagramSize
             }
         }

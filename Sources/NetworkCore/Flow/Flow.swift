@@ -7,6 +7,7 @@ import DequeModule
 import NIOCore
 import NIOPosix
 import NetworkSystem
+import Synchronization
 
 /// One connection: its state machine, its transport channel, its inbound buffer and its pending
 /// sends. A flow lives on one event loop and is touched only there; the public methods hop onto
@@ -33,7 +34,7 @@ package final class Flow: @unchecked Sendable {
         }
     }
 
-    private struct PendingSend {
+    private struct PendingSend: Sendable {
         var data: ByteBuffer?
         var isComplete: Bool
         var closesWrite: Bool
@@ -42,6 +43,22 @@ package final class Flow: @unchecked Sendable {
 
     package let eventLoop: EventLoop
     package let configuration: FlowConfiguration
+
+    /// Operations from other threads wait here and are run by one event-loop task per batch,
+    /// so a send and a receive issued together cost one hop, and everything one hop carries
+    /// leaves in one flush.
+    private enum Operation: Sendable {
+        case send(PendingSend)
+        case receive(minimum: Int, maximum: Int, completion: ReceiveCompletion)
+        case other(@Sendable () -> Void)
+    }
+
+    private struct Inbox {
+        var operations: [Operation] = []
+        var drainScheduled = false
+    }
+
+    private let inbox = Mutex(Inbox())
 
     // Everything below is touched on `eventLoop` only.
     private var machine = FlowStateMachine()
@@ -100,7 +117,7 @@ package final class Flow: @unchecked Sendable {
     /// Sets the receiver of every state change (including a `cancelled` that comes before
     /// `start`). Call it once, right after creating the flow, before handing the flow out.
     package func observe(_ stateHandler: @escaping StateHandler) {
-        eventLoop.execute {
+        submit {
             guard self.machine.state != .cancelled else { return }
             self.stateHandler = stateHandler
         }
@@ -108,7 +125,7 @@ package final class Flow: @unchecked Sendable {
 
     /// Starts establishment.
     package func start() {
-        eventLoop.execute {
+        submit {
             guard case .setup = self.machine.state else { return }
             self.report.startTime = .now()
             self.perform(self.machine.start())
@@ -117,27 +134,27 @@ package final class Flow: @unchecked Sendable {
 
     /// Retries a waiting flow now.
     package func restart() {
-        eventLoop.execute { self.perform(self.machine.restart()) }
+        submit { self.perform(self.machine.restart()) }
     }
 
     /// The network changed; a waiting flow tries again.
     package func pathChanged(satisfied: Bool) {
-        eventLoop.execute { self.perform(self.machine.pathChanged(satisfied: satisfied)) }
+        submit { self.perform(self.machine.pathChanged(satisfied: satisfied)) }
     }
 
     /// Abandons the address being tried and moves on to the next one.
     package func cancelCurrentEndpoint() {
-        eventLoop.execute { self.perform(self.machine.cancelCurrentEndpoint()) }
+        submit { self.perform(self.machine.cancelCurrentEndpoint()) }
     }
 
     /// Closes the flow; `force` resets the transport instead of closing it gracefully.
     package func cancel(force: Bool) {
-        eventLoop.execute { self.perform(self.machine.cancel(force: force)) }
+        submit { self.perform(self.machine.cancel(force: force)) }
     }
 
     /// Queues a receive. The completion runs on the event loop.
     package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
-        eventLoop.execute { self.receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion) }
+        submit(.receive(minimum: minimum, maximum: maximum, completion: completion))
     }
 
     /// Sends `data`; `isComplete` ends the message (one datagram on UDP); `closesWrite` (a final
@@ -147,22 +164,60 @@ package final class Flow: @unchecked Sendable {
         _ data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
     ) {
         let send = PendingSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
-        eventLoop.execute { self.sendOnLoop(send) }
+        submit(.send(send))
     }
 
     /// Starts deferring flushes until the matching `endBatch`.
     package func beginBatch() {
-        eventLoop.execute { self.batchDepth += 1 }
+        submit { self.batchDepth += 1 }
     }
 
     /// Ends a batch; the writes issued inside it leave together (one `sendmmsg` for datagrams).
     package func endBatch() {
-        eventLoop.execute {
-            self.batchDepth = max(0, self.batchDepth - 1)
-            if self.batchDepth == 0 && self.needsFlush {
-                self.needsFlush = false
-                self.transport.channel?.flush()
+        submit { self.batchDepth = max(0, self.batchDepth - 1) }
+    }
+
+    private func submit(_ body: @escaping @Sendable () -> Void) {
+        submit(.other(body))
+    }
+
+    private func submit(_ operation: Operation) {
+        let schedule = inbox.withLock { inbox -> Bool in
+            inbox.operations.append(operation)
+            if inbox.drainScheduled { return false }
+            inbox.drainScheduled = true
+            return true
+        }
+        if schedule {
+            eventLoop.execute { self.drainInbox() }
+        }
+    }
+
+    private func drainInbox() {
+        let operations = inbox.withLock { inbox -> [Operation] in
+            inbox.drainScheduled = false
+            var taken: [Operation] = []
+            swap(&taken, &inbox.operations)
+            return taken
+        }
+        // Hold the flush until every operation of this hop has run.
+        batchDepth += 1
+        for operation in operations {
+            switch operation {
+            case .send(let send): sendOnLoop(send)
+            case .receive(let minimum, let maximum, let completion):
+                receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
+            case .other(let body): body()
             }
+        }
+        batchDepth -= 1
+        flushIfNeeded()
+    }
+
+    private func flushIfNeeded() {
+        if batchDepth == 0 && needsFlush {
+            needsFlush = false
+            transport.channel?.flush()
         }
     }
 
@@ -279,10 +334,7 @@ package final class Flow: @unchecked Sendable {
         batchDepth += 1
         for send in queued { write(send) }
         batchDepth -= 1
-        if batchDepth == 0 && needsFlush {
-            needsFlush = false
-            transport.channel?.flush()
-        }
+        flushIfNeeded()
     }
 
     private func closeTransport(abortive: Bool) {
@@ -413,10 +465,7 @@ package final class Flow: @unchecked Sendable {
             queuedSends.append(send)
         case .ready:
             write(send)
-            if batchDepth == 0 && needsFlush {
-                needsFlush = false
-                transport.channel?.flush()
-            }
+            flushIfNeeded()
         }
     }
 

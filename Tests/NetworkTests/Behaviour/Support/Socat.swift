@@ -44,7 +44,12 @@ final class Socat: @unchecked Sendable {
         let output = self.output
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if !data.isEmpty { output.data.withLock { $0.append(data) } }
+            if data.isEmpty {
+                // End of file: stop watching, or the handler fires again and again.
+                handle.readabilityHandler = nil
+            } else {
+                output.data.withLock { $0.append(data) }
+            }
         }
         try process.run()
         if let input {

@@ -99,7 +99,10 @@ final class Recorder<T: Sendable>: Sendable {
                 continuation.resume(returning: immediate)
                 return
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+            // Weak: a recorder nobody waits on any more (and the values it holds, possibly
+            // large) must not live on until the timer fires.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                guard let self else { return }
                 let expired: (CheckedContinuation<[T], any Error>?, [T]) = state.withLock { state in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
                     return (state.waiters.remove(at: index).continuation, state.values)

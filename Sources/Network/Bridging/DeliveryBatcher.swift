@@ -1,0 +1,65 @@
+import Dispatch
+import NIOCore
+import Synchronization
+
+/// Gathers the callbacks one event loop produces during one turn of the loop and hands them to
+/// each target queue in a single `DispatchQueue.async`, in order. Waking a dispatch worker costs
+/// more than the callbacks themselves; with many connections (or a batch of sends) completing in
+/// one turn this replaces many wake-ups by one.
+final class DeliveryBatcher: @unchecked Sendable {
+    private let eventLoop: EventLoop
+    // Touched on `eventLoop` only.
+    private var pending: [(DispatchQueue, @Sendable () -> Void)] = []
+    private var flushScheduled = false
+
+    private init(eventLoop: EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    private static let registry = Mutex<[ObjectIdentifier: DeliveryBatcher]>([:])
+
+    /// The batcher of `eventLoop` (one per loop, for the life of the process).
+    static func forEventLoop(_ eventLoop: EventLoop) -> DeliveryBatcher {
+        registry.withLock { batchers in
+            let key = ObjectIdentifier(eventLoop as AnyObject)
+            if let existing = batchers[key] { return existing }
+            let batcher = DeliveryBatcher(eventLoop: eventLoop)
+            batchers[key] = batcher
+            return batcher
+        }
+    }
+
+    /// Queues `work` for `queue`. Off the loop (rare: listener children on another loop) it
+    /// goes straight to the queue.
+    func enqueue(_ work: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+        guard eventLoop.inEventLoop else {
+            queue.async(execute: work)
+            return
+        }
+        pending.append((queue, work))
+        if !flushScheduled {
+            flushScheduled = true
+            // Runs after the I/O of this loop turn, so everything it produced goes together.
+            eventLoop.execute { self.flush() }
+        }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        var batch: [(DispatchQueue, @Sendable () -> Void)] = []
+        swap(&batch, &pending)
+        var start = 0
+        while start < batch.count {
+            let queue = batch[start].0
+            var end = start + 1
+            while end < batch.count && batch[end].0 === queue { end += 1 }
+            if end - start == 1 {
+                queue.async(execute: batch[start].1)
+            } else {
+                let works = batch[start..<end].map(\.1)
+                queue.async { for work in works { work() } }
+            }
+            start = end
+        }
+    }
+}
