@@ -196,7 +196,10 @@ final class Establishment: @unchecked Sendable {
                 // Apple has no per-attempt timeout of its own; keep NIO's out of the way and
                 // let the kernel (or `connectionTimeout`) decide.
                 .connectTimeout(.seconds(130))
-            for option in options {
+            // Fast Open is best effort: the kernel refuses it when net.ipv4.tcp_fastopen has
+            // client support off, and the connection must then go ahead without it.
+            let bestEffort = options.filter { $0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT }
+            for option in options where !bestEffort.contains(option) {
                 bootstrap = bootstrap.channelOption(
                     ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
                     value: SocketOptionValue(option.value)
@@ -206,6 +209,11 @@ final class Establishment: @unchecked Sendable {
             bootstrap = bootstrap.channelInitializer { channel in
                 self.current = channel
                 guard let flow else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
+                for option in bestEffort {
+                    try? channel.syncOptions?.setOption(
+                        ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
+                        value: SocketOptionValue(option.value))
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
                 }

@@ -387,7 +387,9 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func requestReadIfNeeded() {
-        guard machine.state == .ready, !readInFlight, case .owned(let channel) = transport else { return }
+        guard machine.state == .ready, !readInFlight, case .owned(let channel) = transport, channel.isActive else {
+            return
+        }
         guard receives.wantsRead(highWater: highWaterBytes),
             receives.bufferedDatagramCount < configuration.datagramHighWaterCount
         else { return }
@@ -399,6 +401,11 @@ package final class Flow: @unchecked Sendable {
         guard channel === transport.channel else { return }
         report.receivedBytes += UInt64(buffer.readableBytes)
         for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+    }
+
+    func transportActive(channel: Channel) {
+        guard channel === transport.channel else { return }
+        requestReadIfNeeded()
     }
 
     func transportReadComplete(channel: Channel) {

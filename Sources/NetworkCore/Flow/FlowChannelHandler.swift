@@ -16,6 +16,11 @@ final class FlowChannelHandler<Message: FlowInboundMessage>: ChannelInboundHandl
         flow.transportRead(Self.unwrapInboundIn(data).payload, channel: context.channel)
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        flow?.transportActive(channel: context.channel)
+        context.fireChannelActive()
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         flow?.transportReadComplete(channel: context.channel)
     }

@@ -65,6 +65,11 @@ package struct ReceiveQueue<Token> {
             if stream.readableBytes == 0 {
                 stream = buffer
             } else {
+                // Reclaim the consumed front before growing, or a buffer that is never fully
+                // drained would keep every byte ever received (memory must stay bounded).
+                if stream.readerIndex > 0 && stream.readerIndex >= stream.readableBytes {
+                    stream.discardReadBytes()
+                }
                 var b = buffer
                 stream.writeBuffer(&b)
             }

@@ -131,9 +131,6 @@ package final class FlowListener: @unchecked Sendable {
         if configuration.allowLocalEndpointReuse {
             options.append(.init(level: SOL_SOCKET, name: SO_REUSEPORT, value: 1))
         }
-        if family == .inet6 && configuration.child.ip.version == .v6 {
-            options.append(.init(level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1))
-        }
         options += SocketOptionPlan.ip(configuration.child.ip, family: family, datagram: configuration.transport == .udp)
         switch configuration.transport {
         case .tcp:
@@ -175,8 +172,12 @@ package final class FlowListener: @unchecked Sendable {
                     ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
                     value: SocketOptionValue(option.value))
             }
-            let childOptions = SocketOptionPlan.tcp(configuration.child.tcp)
-                + SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
+            // Connect-time knobs (Fast Open connect, SYN retries) mean nothing on an accepted
+            // socket, and the kernel rejects some of them there.
+            let connectOnly: Set<Int32> = [TCP_FASTOPEN_CONNECT, TCP_SYNCNT]
+            let childOptions = SocketOptionPlan.tcp(configuration.child.tcp).filter {
+                !($0.level == Int32(IPPROTO_TCP) && connectOnly.contains($0.name))
+            } + SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
             for option in childOptions {
                 bootstrap = bootstrap.childChannelOption(
                     ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
@@ -188,7 +189,10 @@ package final class FlowListener: @unchecked Sendable {
                 }
             }
             .childChannelInitializer { child in
-                child.eventLoop.makeSucceededVoidFuture()
+                // The flow is created once the child is registered and active (see ChildHandover).
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(ChildHandover(listener: self))
+                }
             }
             future = bootstrap.bind(to: address)
         case .udp:
@@ -252,20 +256,29 @@ package final class FlowListener: @unchecked Sendable {
 
     // MARK: - Accepting (listener loop)
 
+    /// Admission on the listener's loop: budget and local-only rule.
     fileprivate func accepted(_ child: Channel) -> Bool {
-        guard state == .ready, let handler = newFlowHandler else { return false }
+        guard state == .ready, newFlowHandler != nil else { return false }
         if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) { return false }
-        guard consumeBudget() else { return false }
+        return consumeBudget()
+    }
+
+    /// Called on the child's loop once it is registered and active: wrap it in a flow and hand
+    /// it to the user. (Before that, NIO would silently drop the flow's reads.)
+    fileprivate func handOver(_ child: Channel) {
         var childConfiguration = configuration.child
         childConfiguration.target = child.remoteAddress.map { .address($0) } ?? .unix(path: "")
         childConfiguration.transport = .tcp
         let frozen = childConfiguration
-        // The flow must be created on the child's own loop, where its pipeline runs.
-        child.eventLoop.execute {
-            let flow = Flow(accepted: child, configuration: frozen)
-            handler(flow)
+        eventLoop.execute {
+            guard self.state == .ready, let handler = self.newFlowHandler else {
+                child.close(promise: nil)
+                return
+            }
+            child.eventLoop.execute {
+                handler(Flow(accepted: child, configuration: frozen))
+            }
         }
-        return true
     }
 
     fileprivate func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
@@ -336,6 +349,35 @@ private final class AcceptGate: ChannelInboundHandler, @unchecked Sendable {
         }
         // Let NIO register the child on its loop.
         context.fireChannelRead(data)
+    }
+}
+
+/// Waits in an accepted child's pipeline for it to become active, hands it over, and leaves.
+private final class ChildHandover: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+
+    private weak var listener: FlowListener?
+
+    init(listener: FlowListener) { self.listener = listener }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { handOver(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        handOver(context: context)
+        context.fireChannelActive()
+    }
+
+    private func handOver(context: ChannelHandlerContext) {
+        guard let listener else {
+            context.close(promise: nil)
+            return
+        }
+        let listenerRef = listener
+        self.listener = nil
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        listenerRef.handOver(context.channel)
     }
 }
 

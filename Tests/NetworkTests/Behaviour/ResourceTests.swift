@@ -57,8 +57,14 @@ extension BehaviourTests {
                 await pause(milliseconds: 50)
                 after = ProcFS.openFileDescriptorCount()
             }
+            print("Behaviour.Resources descriptors: \(before) before, \(after) after 1000 cycles")
             let leaked = Set(ProcFS.openFileDescriptors()).subtracting(descriptorsBefore).sorted()
             #expect(after <= before + 8, "\(after - before) descriptors leaked over 1000 cycles; new: \(leaked.prefix(20))")
+            // Precisely: none of this process's sockets is still a client socket to the server
+            // (immune to descriptors other suites may open meanwhile).
+            let ours = ProcFS.openSocketInodes()
+            let stillOpen = ProcFS.sockets().filter { $0.remotePort == port && ours.contains($0.inode) }
+            #expect(stillOpen.isEmpty, "\(stillOpen.count) client sockets to the server are still open: \(stillOpen.prefix(5))")
             control.stop.store(true, ordering: .relaxed)
             await acceptor.value
             #expect(control.bytes.load(ordering: .relaxed) >= 1000)
@@ -128,6 +134,10 @@ extension BehaviourTests {
             // buffers at their autotuning maximum, the engine's 512 KiB high-water mark, one read.
             let kernel = (ProcFS.tcpBufferLimits(receive: true).last ?? 6 << 20) + (ProcFS.tcpBufferLimits(receive: false).last ?? 4 << 20)
             let allowedInFlight = kernel + (8 << 20)
+            print(
+                "Behaviour.Resources memory: baseline RSS \(baseline >> 20) MiB, peak growth \(growth >> 20) MiB, "
+                    + "pushed \(pushed >> 20) MiB (\(pushedFast >> 20) MiB in phase 1), consumed \(consumed >> 20) MiB, "
+                    + "in flight \((pushed - consumed) >> 10) KiB (allowed \(allowedInFlight >> 20) MiB)")
             #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB (baseline \(baseline >> 20) MiB)")
             #expect(pushed - consumed <= allowedInFlight,
                 "the engine read ahead without bound: pushed \(pushed >> 20) MiB, application consumed \(consumed >> 20) MiB, allowed in flight \(allowedInFlight >> 20) MiB")

@@ -28,6 +28,14 @@ enum ProcFS {
         }.sorted()
     }
 
+    /// Inodes of the sockets this process has open.
+    static func openSocketInodes() -> Set<Int> {
+        Set(openFileDescriptors().compactMap { entry -> Int? in
+            guard let range = entry.range(of: "socket:[") else { return nil }
+            return Int(entry[range.upperBound...].dropLast())
+        })
+    }
+
     /// Resident set size (VmRSS) in bytes.
     static func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
@@ -45,6 +53,7 @@ enum ProcFS {
         let state: UInt8
         let transmitQueue: Int
         let receiveQueue: Int
+        let inode: Int
 
         var description: String {
             "local :\(localPort) remote :\(remotePort) state \(state) tx \(transmitQueue) rx \(receiveQueue)"
@@ -71,7 +80,9 @@ enum ProcFS {
                     let state = UInt8(fields[3], radix: 16), queues.count == 2,
                     let tx = Int(queues[0], radix: 16), let rx = Int(queues[1], radix: 16)
                 else { continue }
-                rows.append(SocketRow(localPort: local, remotePort: remote, state: state, transmitQueue: tx, receiveQueue: rx))
+                let inode = fields.count > 9 ? Int(fields[9]) ?? 0 : 0
+                rows.append(
+                    SocketRow(localPort: local, remotePort: remote, state: state, transmitQueue: tx, receiveQueue: rx, inode: inode))
             }
         }
         return rows

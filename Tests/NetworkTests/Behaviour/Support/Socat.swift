@@ -80,13 +80,21 @@ final class Socat: @unchecked Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
-    /// Stops socat and the children it forked (found by parent pid, ended by pid).
+    /// Stops socat and the processes it forked (found by parent pid, ended by pid). SIGKILL:
+    /// children of the test process inherit its signal mask, in which libdispatch blocks
+    /// SIGTERM, so `Process.terminate()` alone would leave socat running.
     func stop() {
         if process.isRunning {
             let pid = process.processIdentifier
-            let children = ProcFS.children(of: pid)
-            process.terminate()
-            for child in children { kill(child, SIGTERM) }
+            var descendants: [Int32] = []
+            var frontier = [pid]
+            while let next = frontier.popLast() {
+                let children = ProcFS.children(of: next)
+                descendants += children
+                frontier += children
+            }
+            kill(pid, SIGKILL)
+            for child in descendants { kill(child, SIGKILL) }
             process.waitUntilExit()
         }
         stdoutPipe.fileHandleForReading.readabilityHandler = nil
