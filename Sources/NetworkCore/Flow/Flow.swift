@@ -83,12 +83,22 @@ package final class Flow: @unchecked Sendable {
         self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
     }
 
-    /// A flow for a channel a listener accepted. It becomes ready as soon as it is started.
-    package init(accepted channel: Channel, configuration: FlowConfiguration) {
+    private init(accepted channel: Channel, configuration: FlowConfiguration) {
         self.configuration = configuration
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .stream)
         self.acceptedChannel = channel
+        self.transport = .owned(channel)
+    }
+
+    /// A flow for a channel a listener accepted; it becomes ready as soon as it is started.
+    /// Call on the channel's event loop: the flow's handler goes into the pipeline at once, so
+    /// whatever NIO reads before the user starts the connection (data, a FIN) is kept for it.
+    package static func adopting(accepted channel: Channel, configuration: FlowConfiguration) throws -> Flow {
+        channel.eventLoop.preconditionInEventLoop()
+        let flow = Flow(accepted: channel, configuration: configuration)
+        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
+        return flow
     }
 
     /// A flow for one remote peer of a datagram listener; `release` is called once when the flow
@@ -107,7 +117,6 @@ package final class Flow: @unchecked Sendable {
 
     deinit {
         // A flow dropped without being started or cancelled must not leak its socket.
-        acceptedChannel?.close(promise: nil)
         if case .owned(let channel) = transport { channel.close(promise: nil) }
         if case .shared(_, _, let release) = transport { release() }
     }
@@ -258,16 +267,12 @@ package final class Flow: @unchecked Sendable {
         }
         if let channel = acceptedChannel {
             acceptedChannel = nil
-            do {
-                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: self))
-            } catch {
-                channel.close(promise: nil)
-                perform(machine.establishmentFailed(FlowError(error), fatal: true))
-                return
-            }
-            transport = .owned(channel)
             report.recordAcceptedOrShared(remote: channel.remoteAddress)
             perform(machine.establishmentSucceeded())
+            if let error = receives.terminalError {
+                // The peer reset the connection before it was started.
+                perform(machine.transportFailed(error))
+            }
             return
         }
         if case .shared = transport {
@@ -298,7 +303,6 @@ package final class Flow: @unchecked Sendable {
         establishmentTimeout = nil
         establishment?.abandon()
         establishment = nil
-        acceptedChannel?.close(promise: nil)
         acceptedChannel = nil
     }
 
@@ -338,7 +342,11 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func closeTransport(abortive: Bool) {
-        switch transport {
+        let closing = transport
+        // Detach first: NIO reports the close synchronously, and those events must not be
+        // mistaken for the peer's end of stream.
+        transport = .none
+        switch closing {
         case .none:
             return
         case .owned(let channel):
@@ -353,7 +361,6 @@ package final class Flow: @unchecked Sendable {
         case .shared(_, _, let release):
             release()
         }
-        transport = .none
     }
 
     private func failPending(_ error: FlowError) {

@@ -265,19 +265,24 @@ package final class FlowListener: @unchecked Sendable {
 
     /// Called on the child's loop once it is registered and active: wrap it in a flow and hand
     /// it to the user. (Before that, NIO would silently drop the flow's reads.)
+    /// Runs on the child's loop.
     fileprivate func handOver(_ child: Channel) {
         var childConfiguration = configuration.child
         childConfiguration.target = child.remoteAddress.map { .address($0) } ?? .unix(path: "")
         childConfiguration.transport = .tcp
-        let frozen = childConfiguration
+        let flow: Flow
+        do {
+            flow = try Flow.adopting(accepted: child, configuration: childConfiguration)
+        } catch {
+            child.close(promise: nil)
+            return
+        }
         eventLoop.execute {
             guard self.state == .ready, let handler = self.newFlowHandler else {
-                child.close(promise: nil)
+                flow.cancel(force: true)
                 return
             }
-            child.eventLoop.execute {
-                handler(Flow(accepted: child, configuration: frozen))
-            }
+            handler(flow)
         }
     }
 
