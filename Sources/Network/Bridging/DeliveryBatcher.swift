@@ -11,6 +11,7 @@ final class DeliveryBatcher: @unchecked Sendable {
     // Touched on `eventLoop` only.
     private var pending: [(DispatchQueue, @Sendable () -> Void)] = []
     private var flushScheduled = false
+    private var spare: [(DispatchQueue, @Sendable () -> Void)] = []
 
     private init(eventLoop: EventLoop) {
         self.eventLoop = eventLoop
@@ -46,8 +47,12 @@ final class DeliveryBatcher: @unchecked Sendable {
 
     private func flush() {
         flushScheduled = false
-        var batch: [(DispatchQueue, @Sendable () -> Void)] = []
+        var batch = spare
         swap(&batch, &pending)
+        defer {
+            batch.removeAll(keepingCapacity: true)
+            spare = batch
+        }
         var start = 0
         while start < batch.count {
             let queue = batch[start].0

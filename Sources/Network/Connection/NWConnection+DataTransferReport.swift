@@ -85,7 +85,7 @@ extension NWConnection {
                     ?? NWInterface(name: "lo", index: 1, type: .loopback)
                 let sent = end.sent - begin.sent
                 let received = end.received - begin.received
-                let isTCP = connection.flow.configuration.transport == .tcp
+                let isTCP = connection.flow.transportKind == .tcp
                 let retransmittedSegments: UInt32 = info.map { $0.tcpi_total_retrans &- begin.retransmits } ?? 0
                 let mss: UInt32 = info?.tcpi_snd_mss ?? 0
                 let retransmitted = UInt64(retransmittedSegments) * UInt64(mss)

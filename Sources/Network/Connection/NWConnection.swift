@@ -204,7 +204,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
         let delivery = self.delivery
-        let isDatagram = flow.configuration.transport == .udp
+        let isDatagram = flow.transportKind == .udp
         flow.receive(minimum: minimumIncompleteLength, maximum: maximumLength) { outcome in
             let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
             delivery.deliver { completion(data, context, isComplete, error) }
@@ -216,7 +216,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     @preconcurrency public final func receiveMessage(
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
-        let isDatagram = flow.configuration.transport == .udp
+        let isDatagram = flow.transportKind == .udp
         receive(minimumIncompleteLength: isDatagram ? 1 : Int.max, maximumLength: Int.max, completion: completion)
     }
 
@@ -325,11 +325,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     public final func metadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
         switch definition {
         case NWProtocolTCP.definition:
-            guard flow.configuration.transport == .tcp else { return nil }
+            guard flow.transportKind == .tcp else { return nil }
             let (receive, send) = tcpBufferFacts()
             return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send)
         case NWProtocolUDP.definition:
-            return flow.configuration.transport == .udp ? NWProtocolUDP.Metadata() : nil
+            return flow.transportKind == .udp ? NWProtocolUDP.Metadata() : nil
         case NWProtocolIP.definition:
             return NWProtocolIP.Metadata()
         default:
@@ -359,7 +359,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     @preconcurrency public final func requestEstablishmentReport(
         queue: DispatchQueue, completion: @escaping @Sendable (NWConnection.EstablishmentReport?) -> Void
     ) {
-        let transport = flow.configuration.transport
+        let transport = flow.transportKind
         flow.inspect { snapshot -> NWConnection.EstablishmentReport? in
             guard snapshot.report.readyTime != nil else { return nil }
             return NWConnection.EstablishmentReport(snapshot.report, transport: transport)

@@ -159,7 +159,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
 
     private func accepted(_ flow: Flow) {
         var remote = NWEndpoint.hostPort(host: .ipv4(.any), port: .any)
-        if case .address(let address) = flow.configuration.target, let endpoint = NWEndpoint(address) {
+        if case .address(let address) = flow.target, let endpoint = NWEndpoint(address) {
             remote = endpoint
         }
         // Inbound connections share the listener's parameters object (its snapshot is already taken).

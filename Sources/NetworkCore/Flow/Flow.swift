@@ -42,7 +42,24 @@ package final class Flow: @unchecked Sendable {
     }
 
     package let eventLoop: EventLoop
-    package let configuration: FlowConfiguration
+    /// TCP or UDP.
+    package let transportKind: FlowTransportKind
+    /// Where the flow goes (for accepted flows: the peer).
+    package let target: FlowTarget
+    /// The full configuration, needed only until the flow is established; boxed and released
+    /// then, so an established flow does not carry ~240 bytes of socket settings around.
+    private var setup: ConfigurationBox?
+
+    private final class ConfigurationBox {
+        let configuration: FlowConfiguration
+        init(_ configuration: FlowConfiguration) { self.configuration = configuration }
+    }
+
+    /// Inbound bytes buffered per stream flow before reading pauses (backpressure).
+    package static let streamHighWater = 512 * 1024
+    /// Inbound datagrams buffered per datagram flow before reading pauses (or, on a shared
+    /// listener socket, before further datagrams for that peer are dropped).
+    package static let datagramHighWaterCount = 1024
 
     /// Operations from other threads wait here and are run by one event-loop task per batch,
     /// so a send and a receive issued together cost one hop, and everything one hop carries
@@ -78,13 +95,16 @@ package final class Flow: @unchecked Sendable {
 
     /// An outbound flow; nothing happens until `start`.
     package init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
-        self.configuration = configuration
+        self.transportKind = configuration.transport
+        self.target = configuration.target
+        self.setup = ConfigurationBox(configuration)
         self.eventLoop = eventLoop
         self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
     }
 
     private init(accepted channel: Channel, configuration: FlowConfiguration) {
-        self.configuration = configuration
+        self.transportKind = .tcp
+        self.target = configuration.target
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .stream)
         self.acceptedChannel = channel
@@ -109,7 +129,8 @@ package final class Flow: @unchecked Sendable {
         configuration: FlowConfiguration,
         release: @escaping @Sendable () -> Void
     ) {
-        self.configuration = configuration
+        self.transportKind = .udp
+        self.target = configuration.target
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
         self.transport = .shared(channel, remote: remote, release: release)
@@ -203,12 +224,13 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func drainInbox() {
-        let operations = inbox.withLock { inbox -> [Operation] in
+        // The array goes with the hop: an idle flow keeps no inbox storage.
+        var operations: [Operation] = []
+        inbox.withLock { inbox in
             inbox.drainScheduled = false
-            var taken: [Operation] = []
-            swap(&taken, &inbox.operations)
-            return taken
+            swap(&operations, &inbox.operations)
         }
+
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
         for operation in operations {
@@ -241,7 +263,10 @@ package final class Flow: @unchecked Sendable {
         for action in actions {
             switch action {
             case .report(let state):
-                if state == .ready { report.readyTime = .now() }
+                if state == .ready {
+                    report.readyTime = .now()
+                    setup = nil
+                }
                 stateHandler?(state)
                 if state == .cancelled { stateHandler = nil }
             case .establish:
@@ -261,6 +286,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func establish() {
+        let configuration = setup?.configuration ?? FlowConfiguration(target: target)
         if let unsupported = configuration.unsupported {
             perform(machine.establishmentFailed(unsupported, fatal: true))
             return
@@ -390,7 +416,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     private var highWaterBytes: Int {
-        receives.mode == .stream ? configuration.receiveHighWater : configuration.receiveHighWater * 4
+        receives.mode == .stream ? Self.streamHighWater : Self.streamHighWater * 4
     }
 
     private func requestReadIfNeeded() {
@@ -398,7 +424,7 @@ package final class Flow: @unchecked Sendable {
             return
         }
         guard receives.wantsRead(highWater: highWaterBytes),
-            receives.bufferedDatagramCount < configuration.datagramHighWaterCount
+            receives.bufferedDatagramCount < Self.datagramHighWaterCount
         else { return }
         readInFlight = true
         channel.read()
@@ -453,7 +479,7 @@ package final class Flow: @unchecked Sendable {
     @discardableResult
     package func deliverSharedDatagram(_ buffer: ByteBuffer) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard receives.bufferedDatagramCount < configuration.datagramHighWaterCount else { return false }
+        guard receives.bufferedDatagramCount < Self.datagramHighWaterCount else { return false }
         guard machine.state != .cancelled else { return false }
         report.receivedBytes += UInt64(buffer.readableBytes)
         for (completion, outcome) in receives.append(buffer) { completion(outcome) }

@@ -49,11 +49,6 @@ package struct FlowConfiguration: Sendable {
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?
-    /// Inbound bytes buffered per stream flow before reading pauses (backpressure).
-    package var receiveHighWater = 512 * 1024
-    /// Inbound datagrams buffered per datagram flow before reading pauses (or, on a shared
-    /// listener socket, before further datagrams for that peer are dropped).
-    package var datagramHighWaterCount = 1024
 
     package init(target: FlowTarget) {
         self.target = target
