@@ -284,3 +284,17 @@ struct SocketOptionReadBackTests {
         #expect(try sock.get(tcpL, TCP_NODELAY) == 0)
     }
 }
+
+@Suite("NetworkSystem.TCPInfoLayout")
+struct TCPInfoLayoutTests {
+    @Test func layoutMatchesTheKernelStruct() {
+        // Offsets from linux/tcp.h: tcpi_total_retrans at 100, tcpi_bytes_acked at 120,
+        // tcpi_notsent_bytes at 144, tcpi_bytes_sent at 200, tcpi_snd_wnd at 228; size 232.
+        #expect(MemoryLayout<LinuxTCPInfo>.offset(of: \.totalRetrans) == 100)
+        #expect(MemoryLayout<LinuxTCPInfo>.offset(of: \.bytesAcked) == 120)
+        #expect(MemoryLayout<LinuxTCPInfo>.offset(of: \.notsentBytes) == 144)
+        #expect(MemoryLayout<LinuxTCPInfo>.offset(of: \.bytesSent) == 200)
+        #expect(MemoryLayout<LinuxTCPInfo>.offset(of: \.sndWnd) == 228)
+        #expect(MemoryLayout<LinuxTCPInfo>.size == 232)
+    }
+}

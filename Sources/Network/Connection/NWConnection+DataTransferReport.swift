@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import NetworkCore
+import NetworkSystem
 
 extension NWConnection {
     /// Data moved over a connection during a measured interval.
@@ -19,25 +20,25 @@ extension NWConnection {
             public let receivedApplicationByteCount: UInt64
             /// Application bytes sent.
             public let sentApplicationByteCount: UInt64
-            /// Transport payload bytes received (TCP: equal to the application bytes).
+            /// Transport payload bytes received (TCP: `tcpi_bytes_received`).
             public let receivedTransportByteCount: UInt64
-            /// Duplicate transport bytes received (not measured on Linux: 0).
+            /// Duplicate transport bytes received (Linux counts duplicate segments, not bytes: 0).
             public let receivedTransportDuplicateByteCount: UInt64
-            /// Out-of-order transport bytes received (not measured on Linux: 0).
+            /// Out-of-order transport bytes received (Linux counts packets, not bytes: 0).
             public let receivedTransportOutOfOrderByteCount: UInt64
             /// Transport payload bytes sent.
             public let sentTransportByteCount: UInt64
-            /// Bytes retransmitted during the interval (TCP: retransmitted segments × MSS).
+            /// Bytes retransmitted during the interval (TCP: `tcpi_bytes_retrans`).
             public let retransmittedTransportByteCount: UInt64
             /// Smoothed round-trip time (TCP).
             public let transportSmoothedRTT: TimeInterval
-            /// Minimum round-trip time seen (TCP; the smoothed value where the kernel gives no minimum).
+            /// Minimum round-trip time seen (TCP: `tcpi_min_rtt`).
             public let transportMinimumRTT: TimeInterval
             /// Round-trip time variance (TCP).
             public let transportRTTVariance: TimeInterval
-            /// IP packets received (not measured: 0).
+            /// IP packets received (TCP: segments received; UDP: not measured, 0).
             public let receivedIPPacketCount: UInt64
-            /// IP packets sent (not measured: 0).
+            /// IP packets sent (TCP: segments sent; UDP: not measured, 0).
             public let sentIPPacketCount: UInt64
             /// The radio technology of the interface; nil on Linux, where it is not known.
             public var radioType: NWInterface.RadioType? { nil }
@@ -62,11 +63,13 @@ extension NWConnection {
         private let connection: NWConnection
         private let start: EventLoopFuture<Counters>
 
+        /// Cumulative counters at one moment: the flow's application bytes and, for TCP, the
+        /// kernel's TCP_INFO.
         struct Counters: Sendable {
             var time: NIODeadline
             var sent: UInt64
             var received: UInt64
-            var retransmits: UInt32
+            var tcp: LinuxTCPInfo?
         }
 
         init(connection: NWConnection) {
@@ -79,26 +82,11 @@ extension NWConnection {
             queue: DispatchQueue, completion: @escaping @Sendable (NWConnection.DataTransferReport) -> Void
         ) {
             let connection = self.connection
-            start.and(Self.counters(connection)).and(Self.tcpInfo(connection)).whenComplete { result in
-                guard case .success(let ((begin, end), info)) = result else { return }
+            start.and(Self.counters(connection)).whenComplete { result in
+                guard case .success(let (begin, end)) = result else { return }
                 let interface = connection.currentPath?.availableInterfaces.first
                     ?? NWInterface(name: "lo", index: 1, type: .loopback)
-                let sent = end.sent - begin.sent
-                let received = end.received - begin.received
-                let isTCP = connection.flow.transportKind == .tcp
-                let retransmittedSegments: UInt32 = info.map { $0.tcpi_total_retrans &- begin.retransmits } ?? 0
-                let mss: UInt32 = info?.tcpi_snd_mss ?? 0
-                let retransmitted = UInt64(retransmittedSegments) * UInt64(mss)
-                let srtt = TimeInterval(info?.tcpi_rtt ?? 0) / 1_000_000
-                let path = DataTransferReport.PathReport(
-                    interface: interface,
-                    receivedApplicationByteCount: received, sentApplicationByteCount: sent,
-                    receivedTransportByteCount: received, receivedTransportDuplicateByteCount: 0,
-                    receivedTransportOutOfOrderByteCount: 0, sentTransportByteCount: sent,
-                    retransmittedTransportByteCount: isTCP ? retransmitted : 0,
-                    transportSmoothedRTT: srtt, transportMinimumRTT: srtt,
-                    transportRTTVariance: TimeInterval(info?.tcpi_rttvar ?? 0) / 1_000_000,
-                    receivedIPPacketCount: 0, sentIPPacketCount: 0)
+                let path = Self.pathReport(interface: interface, begin: begin, end: end)
                 let report = DataTransferReport(
                     duration: EstablishmentReport.seconds(end.time - begin.time),
                     aggregatePathReport: path, pathReports: [path])
@@ -106,27 +94,41 @@ extension NWConnection {
             }
         }
 
-        private static func counters(_ connection: NWConnection) -> EventLoopFuture<Counters> {
-            connection.flow.inspect { snapshot in
-                Counters(time: .now(), sent: snapshot.report.sentBytes, received: snapshot.report.receivedBytes, retransmits: 0)
-            }.and(tcpInfo(connection)).map { counters, info in
-                var counters = counters
-                counters.retransmits = info?.tcpi_total_retrans ?? 0
-                return counters
+        static func pathReport(interface: NWInterface, begin: Counters, end: Counters) -> DataTransferReport.PathReport {
+            let sent = end.sent &- begin.sent
+            let received = end.received &- begin.received
+            guard let a = begin.tcp, let b = end.tcp else {
+                // UDP: every application byte is one transport byte; RTTs are unknown.
+                return DataTransferReport.PathReport(
+                    interface: interface,
+                    receivedApplicationByteCount: received, sentApplicationByteCount: sent,
+                    receivedTransportByteCount: received, receivedTransportDuplicateByteCount: 0,
+                    receivedTransportOutOfOrderByteCount: 0, sentTransportByteCount: sent,
+                    retransmittedTransportByteCount: 0, transportSmoothedRTT: 0, transportMinimumRTT: 0,
+                    transportRTTVariance: 0, receivedIPPacketCount: 0, sentIPPacketCount: 0)
             }
+            return DataTransferReport.PathReport(
+                interface: interface,
+                receivedApplicationByteCount: received, sentApplicationByteCount: sent,
+                receivedTransportByteCount: b.bytesReceived &- a.bytesReceived,
+                receivedTransportDuplicateByteCount: 0,
+                receivedTransportOutOfOrderByteCount: 0,
+                sentTransportByteCount: b.bytesSent &- a.bytesSent,
+                retransmittedTransportByteCount: b.bytesRetrans &- a.bytesRetrans,
+                transportSmoothedRTT: TimeInterval(b.rtt) / 1_000_000,
+                transportMinimumRTT: TimeInterval(b.minRTT) / 1_000_000,
+                transportRTTVariance: TimeInterval(b.rttvar) / 1_000_000,
+                receivedIPPacketCount: UInt64(b.segsIn &- a.segsIn),
+                sentIPPacketCount: UInt64(b.segsOut &- a.segsOut))
         }
 
-        /// The kernel's TCP_INFO for the connection's socket, nil for other transports.
-        private static func tcpInfo(_ connection: NWConnection) -> EventLoopFuture<tcp_info?> {
-            let flow = connection.flow
-            return flow.inspect { $0 }.flatMap { snapshot -> EventLoopFuture<tcp_info?> in
-                guard !snapshot.isDatagram, let provider = snapshot.channel as? SocketOptionProvider else {
-                    return flow.eventLoop.makeSucceededFuture(nil)
-                }
-                let future: EventLoopFuture<tcp_info> = provider.unsafeGetSocketOption(
-                    level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
-                    name: NIOBSDSocket.Option(rawValue: TCP_INFO))
-                return future.map { Optional($0) }.recover { _ in nil }
+        private static func counters(_ connection: NWConnection) -> EventLoopFuture<Counters> {
+            connection.flow.inspect { snapshot in
+                Counters(time: .now(), sent: snapshot.report.sentBytes, received: snapshot.report.receivedBytes)
+            }.and(connection.flow.tcpInfo()).map { counters, info in
+                var counters = counters
+                counters.tcp = info
+                return counters
             }
         }
     }

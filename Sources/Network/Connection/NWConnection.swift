@@ -34,14 +34,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var pathUpdateHandler: (@Sendable (NWPath) -> Void)?
         var viabilityUpdateHandler: (@Sendable (Bool) -> Void)?
         var betterPathUpdateHandler: (@Sendable (Bool) -> Void)?
-        // Boxed: an NWPath is large and most connections never ask for it.
-        var path: PathBox?
         var maximumDatagramSize = 0
-    }
-
-    private final class PathBox: Sendable {
-        let path: NWPath
-        init(_ path: NWPath) { self.path = path }
     }
 
     private static let counter = Atomic<Int>(0)
@@ -127,8 +120,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         set { shared.withLock { $0.stateUpdateHandler = newValue } }
     }
 
-    /// The path the connection uses, known once it is ready.
-    public final var currentPath: NWPath? { shared.withLock { $0.path?.path } }
+    /// The path the connection uses while it is ready (nil otherwise). Computed when asked:
+    /// keeping one per connection would cost ~300 bytes on every idle connection.
+    public final var currentPath: NWPath? {
+        guard state == .ready else { return nil }
+        if flow.eventLoop.inEventLoop { return NWPath(connectionSnapshot: flow.snapshotOnLoop()) }
+        guard let snapshot = try? flow.inspect({ $0 }).wait(), snapshot.state == .ready else { return nil }
+        return NWPath(connectionSnapshot: snapshot)
+    }
 
     /// Called when the connection's path becomes known or changes.
     @preconcurrency public final var pathUpdateHandler: (@Sendable (NWPath) -> Void)? {
@@ -158,13 +157,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var path: NWPath?
         if flowState == .ready {
             let snapshot = flow.snapshotOnLoop()
-            path = NWPath(connectionSnapshot: snapshot)
-            let datagramSize = Self.maximumDatagramSize(snapshot)
-            let box = path.map(PathBox.init)
-            shared.withLock {
-                $0.path = box
-                $0.maximumDatagramSize = datagramSize
+            if shared.withLock({ $0.pathUpdateHandler != nil }) {
+                path = NWPath(connectionSnapshot: snapshot)
             }
+            let datagramSize = Self.maximumDatagramSize(snapshot)
+            shared.withLock { $0.maximumDatagramSize = datagramSize }
         }
         shared.withLock { $0.state = newState }
         let readyPath = path
@@ -327,7 +324,12 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         case NWProtocolTCP.definition:
             guard flow.transportKind == .tcp else { return nil }
             let (receive, send) = tcpBufferFacts()
-            return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send)
+            let flow = self.flow
+            return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send) { rate in
+                // SO_MAX_PACING_RATE (47); ~0 (all bits set) removes the cap.
+                let value = rate.map { UInt32(clamping: $0) } ?? UInt32.max
+                flow.setSocketOption(level: SOL_SOCKET, name: 47, value: Int32(bitPattern: value))
+            }
         case NWProtocolUDP.definition:
             return flow.transportKind == .udp ? NWProtocolUDP.Metadata() : nil
         case NWProtocolIP.definition:
@@ -337,20 +339,17 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         }
     }
 
-    /// Bytes waiting to be received, and room left in the socket's send buffer.
+    /// Bytes received and not yet read by the application, and bytes it sent that the peer has
+    /// not acknowledged yet (queued in user space, queued in the kernel, or in flight).
     private func tcpBufferFacts() -> (UInt32, UInt32) {
-        let future = flow.inspect { snapshot -> (UInt32, UInt32) in
-            var sendRoom: UInt32 = 0
-            if let options = snapshot.channel?.syncOptions {
-                let sendBuffer = (try? options.getOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SO_SNDBUF))) ?? 0
-                let queued = (try? options.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
-                sendRoom = UInt32(clamping: max(0, Int(sendBuffer) - queued))
-            }
-            return (UInt32(clamping: snapshot.bufferedInboundBytes), sendRoom)
-        }
+        let future = flow.inspect { snapshot -> (UInt32, Int) in
+            let queued = (try? snapshot.channel?.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? nil
+            return (UInt32(clamping: snapshot.bufferedInboundBytes), queued ?? 0)
+        }.and(flow.tcpInfo())
         if flow.eventLoop.inEventLoop { return (0, 0) }
-        return (try? future.wait()) ?? (0, 0)
+        guard let ((received, queued), info) = try? future.wait() else { return (0, 0) }
+        let kernel = info.map { UInt64($0.notsentBytes) + $0.unacknowledgedBytes } ?? 0
+        return (received, UInt32(clamping: UInt64(queued) + kernel))
     }
 
     // MARK: - Reports

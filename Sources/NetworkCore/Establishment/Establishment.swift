@@ -53,9 +53,10 @@ final class Establishment: @unchecked Sendable {
                     literal = true
                 }
                 self.candidates = addresses
-                self.resolutionReport = ResolutionReport(
+                // An address literal involves no resolution, and reports none.
+                self.resolutionReport = literal ? nil : ResolutionReport(
                     duration: .now() - started, endpointCount: addresses.count,
-                    successful: nil, preferred: addresses.first, fromLiteral: literal
+                    successful: nil, preferred: addresses.first, fromLiteral: false
                 )
                 if addresses.isEmpty {
                     self.finish(.failure(.dns(DNSServiceCode.noSuchRecord)))

@@ -252,6 +252,29 @@ package final class Flow: @unchecked Sendable {
         }
     }
 
+    /// Sets an integer socket option on the flow's socket, if it has one of its own.
+    package func setSocketOption(level: Int32, name: Int32, value: Int32) {
+        submit {
+            guard case .owned(let channel) = self.transport else { return }
+            try? channel.syncOptions?.setOption(
+                ChannelOptions.Types.SocketOption(level: SocketOptionLevel(level), name: name),
+                value: SocketOptionValue(value))
+        }
+    }
+
+    /// The kernel's TCP_INFO for the flow's socket; nil for datagram flows or without a socket.
+    package func tcpInfo() -> EventLoopFuture<LinuxTCPInfo?> {
+        eventLoop.flatSubmit {
+            guard self.receives.mode == .stream, case .owned(let channel) = self.transport,
+                let provider = channel as? SocketOptionProvider
+            else { return self.eventLoop.makeSucceededFuture(nil) }
+            let info: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
+                name: NIOBSDSocket.Option(rawValue: TCP_INFO))
+            return info.map { Optional($0) }.recover { _ in nil }
+        }
+    }
+
     /// Runs `body` on the flow's loop with a snapshot of its transport facts.
     package func inspect<T: Sendable>(_ body: @escaping @Sendable (FlowSnapshot) -> T) -> EventLoopFuture<T> {
         eventLoop.submit { body(self.snapshot()) }
@@ -291,9 +314,9 @@ package final class Flow: @unchecked Sendable {
             perform(machine.establishmentFailed(unsupported, fatal: true))
             return
         }
-        if let channel = acceptedChannel {
+        if acceptedChannel != nil {
             acceptedChannel = nil
-            report.recordAcceptedOrShared(remote: channel.remoteAddress)
+            report.recordAccepted()
             perform(machine.establishmentSucceeded())
             if let error = receives.terminalError {
                 // The peer reset the connection before it was started.

@@ -14,13 +14,9 @@ package struct FlowReport: Sendable {
 
     package init() {}
 
-    mutating func recordAcceptedOrShared(remote: SocketAddress?) {
+    /// Inbound flows: one attempt, nothing resolved.
+    mutating func recordAccepted() {
         attemptCount = max(attemptCount, 1)
-        if let remote {
-            resolution = ResolutionReport(
-                duration: .nanoseconds(0), endpointCount: 1, successful: remote, preferred: remote, fromLiteral: true
-            )
-        }
     }
 }
 

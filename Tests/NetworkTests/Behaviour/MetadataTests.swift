@@ -15,13 +15,19 @@ extension BehaviourTests {
             let (probe, peer, _) = try await StreamReceive.connectedPair()
             let metadata = probe.connection.metadata(definition: NWProtocolTCP.definition)
             let tcp = try #require(metadata as? NWProtocolTCP.Metadata, "got \(String(describing: metadata))")
-            #expect(tcp.availableSendBuffer > 0)
+            // Nothing sent yet: nothing waits in the send buffer.
+            #expect(tcp.availableSendBuffer == 0)
             #expect(probe.connection.metadata(definition: NWProtocolUDP.definition) == nil)
             // Bytes the application has not received yet show up as available receive data.
             try peer.sendAll(pattern(1000))
             await pause(milliseconds: 200)
             let later = try #require(probe.connection.metadata(definition: NWProtocolTCP.definition) as? NWProtocolTCP.Metadata)
             #expect(later.availableReceiveBuffer == 1000)
+            // 16 MiB to a peer that does not read: most of it waits in our send buffers.
+            probe.connection.send(content: Data(count: 16 << 20), completion: .idempotent)
+            await pause(milliseconds: 300)
+            let full = try #require(probe.connection.metadata(definition: NWProtocolTCP.definition) as? NWProtocolTCP.Metadata)
+            #expect(full.availableSendBuffer > 1 << 20, "unacknowledged bytes: \(full.availableSendBuffer)")
             try await probe.cancelAndWait()
         }
 
@@ -129,6 +135,69 @@ extension BehaviourTests {
             let (probe, _, _) = try await StreamReceive.connectedPair()
             #expect(try await Self.socketOption(probe.connection, Int32(IPPROTO_TCP), TCP_NODELAY) == 0)
             #expect(try await Self.socketOption(probe.connection, SOL_SOCKET, SO_KEEPALIVE) == 0)
+            try await probe.cancelAndWait()
+        }
+
+        @Test("connectionDropTime, MSS and service class reach the socket")
+        func moreOptionsReadBack() async throws {
+            let tcp = NWProtocolTCP.Options()
+            tcp.connectionDropTime = 12
+            tcp.maximumSegmentSize = 1000
+            let parameters = NWParameters(tls: nil, tcp: tcp)
+            parameters.serviceClass = .interactiveVoice
+            let (probe, _, _) = try await StreamReceive.connectedPair(parameters: parameters)
+            #expect(try await Self.socketOption(probe.connection, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT) == 12_000)
+            let mss = try await Self.socketOption(probe.connection, Int32(IPPROTO_TCP), TCP_MAXSEG)
+            #expect(mss > 0 && mss <= 1000)
+            // EF (46) in the upper six bits of the TOS byte.
+            #expect(try await Self.socketOption(probe.connection, Int32(IPPROTO_IP), IP_TOS) & 0xfc == 46 << 2)
+            try await probe.cancelAndWait()
+        }
+
+        @Test("a data-transfer report counts application and transport bytes and the RTT")
+        func dataTransferReport() async throws {
+            let (probe, peer, _) = try await StreamReceive.connectedPair()
+            let pending = probe.connection.startDataTransferReport()
+            #expect(try await probe.send(pattern(100_000)) == nil)
+            _ = try peer.receiveExactly(100_000)
+            try peer.sendAll(pattern(3000))
+            var received = 0
+            while received < 3000 {
+                let chunk = try await probe.receive(minimum: 1, maximum: 65_536)
+                received += chunk.bytes.count
+            }
+            let report: NWConnection.DataTransferReport = await withCheckedContinuation { continuation in
+                pending.collect(queue: DispatchQueue(label: "report")) { continuation.resume(returning: $0) }
+            }
+            let path = report.aggregatePathReport
+            #expect(path.sentApplicationByteCount == 100_000)
+            #expect(path.receivedApplicationByteCount == 3000)
+            #expect(path.sentTransportByteCount >= 100_000)
+            #expect(path.receivedTransportByteCount >= 3000)
+            #expect(path.sentIPPacketCount > 0)
+            #expect(path.transportSmoothedRTT > 0)
+            #expect(report.duration > 0)
+            #expect(report.pathReports.count == 1)
+            try await probe.cancelAndWait()
+        }
+
+        @Test("setMaximumPacingRateBytesPerSecond sets SO_MAX_PACING_RATE; nil removes the cap")
+        func pacingRate() async throws {
+            let (probe, _, _) = try await StreamReceive.connectedPair()
+            let metadata = try #require(probe.connection.metadata(definition: NWProtocolTCP.definition) as? NWProtocolTCP.Metadata)
+            metadata.setMaximumPacingRateBytesPerSecond(1_000_000)
+            var rate = 0
+            for _ in 0..<100 where rate != 1_000_000 {
+                try await Task.sleep(for: .milliseconds(10))
+                rate = try await Self.socketOption(probe.connection, SOL_SOCKET, 47)
+            }
+            #expect(rate == 1_000_000)
+            metadata.setMaximumPacingRateBytesPerSecond(nil)
+            for _ in 0..<100 where rate == 1_000_000 {
+                try await Task.sleep(for: .milliseconds(10))
+                rate = try await Self.socketOption(probe.connection, SOL_SOCKET, 47)
+            }
+            #expect(UInt32(truncatingIfNeeded: rate) == UInt32.max)
             try await probe.cancelAndWait()
         }
 
