@@ -200,20 +200,13 @@ final class Establishment: @unchecked Sendable {
             // Fast Open is best effort: the kernel refuses it when net.ipv4.tcp_fastopen has
             // client support off, and the connection must then go ahead without it.
             let bestEffort = options.filter { $0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT }
-            for option in options where !bestEffort.contains(option) {
-                bootstrap = bootstrap.channelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                    value: SocketOptionValue(option.value)
-                )
-            }
+            bootstrap = bootstrap.applying(options.filter { !bestEffort.contains($0) })
             if let local { bootstrap = bootstrap.bind(to: local) }
             bootstrap = bootstrap.channelInitializer { channel in
                 self.current = channel
                 guard let flow else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 for option in bestEffort {
-                    try? channel.syncOptions?.setOption(
-                        ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                        value: SocketOptionValue(option.value))
+                    try? channel.syncOptions?.setOption(option.channelOption, value: option.channelValue)
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
@@ -221,16 +214,11 @@ final class Establishment: @unchecked Sendable {
             }
             return bootstrap.connect(to: address)
         case .udp:
-            var bootstrap = DatagramBootstrap(group: eventLoop)
+            let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.autoRead, value: false)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-            for option in options {
-                bootstrap = bootstrap.channelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                    value: SocketOptionValue(option.value)
-                )
-            }
-            bootstrap = bootstrap.channelInitializer { channel in
+                .applying(options)
+                .channelInitializer { channel in
                 self.current = channel
                 guard let flow else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 return channel.eventLoop.makeCompletedFuture {

@@ -160,30 +160,20 @@ package final class FlowListener: @unchecked Sendable {
         let future: EventLoopFuture<Channel>
         switch configuration.transport {
         case .tcp:
-            var bootstrap = ServerBootstrap(group: eventLoop, childGroup: Engine.group)
-                .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
-                .childChannelOption(ChannelOptions.autoRead, value: false)
-                .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-                .childChannelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_TCP), name: TCP_NODELAY),
-                    value: configuration.child.tcp.noDelay ? 1 : 0)
-            for option in options {
-                bootstrap = bootstrap.serverChannelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                    value: SocketOptionValue(option.value))
-            }
             // Connect-time knobs (Fast Open connect, SYN retries) mean nothing on an accepted
             // socket, and the kernel rejects some of them there.
             let connectOnly: Set<Int32> = [TCP_FASTOPEN_CONNECT, TCP_SYNCNT]
             let childOptions = SocketOptionPlan.tcp(configuration.child.tcp).filter {
                 !($0.level == Int32(IPPROTO_TCP) && connectOnly.contains($0.name))
             } + SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
-            for option in childOptions {
-                bootstrap = bootstrap.childChannelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                    value: SocketOptionValue(option.value))
-            }
-            bootstrap = bootstrap.serverChannelInitializer { channel in
+                // NIO turns Nagle off by default; Apple leaves it on unless `noDelay` is set.
+                + [.init(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: configuration.child.tcp.noDelay ? 1 : 0)]
+            let bootstrap = ServerBootstrap(group: eventLoop, childGroup: Engine.group)
+                .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
+                .childChannelOption(ChannelOptions.autoRead, value: false)
+                .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+                .applying(server: options, child: childOptions)
+                .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptGate(listener: self))
                 }
@@ -196,14 +186,10 @@ package final class FlowListener: @unchecked Sendable {
             }
             future = bootstrap.bind(to: address)
         case .udp:
-            var bootstrap = DatagramBootstrap(group: eventLoop)
+            let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-            for option in options {
-                bootstrap = bootstrap.channelOption(
-                    ChannelOptions.Types.SocketOption(level: SocketOptionLevel(option.level), name: option.name),
-                    value: SocketOptionValue(option.value))
-            }
-            bootstrap = bootstrap.channelInitializer { channel in
+                .applying(options)
+                .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self))
                 }
