@@ -509,6 +509,12 @@ package final class Flow: @unchecked Sendable {
         perform(machine.transportFailed(error))
     }
 
+    /// Whether the flow was started (or cancelled); call on its event loop.
+    package var hasStarted: Bool {
+        eventLoop.preconditionInEventLoop()
+        return machine.state != .setup
+    }
+
     /// A datagram for this flow arrived on a listener's shared socket. Returns false when the
     /// flow's buffer is full and the datagram was dropped.
     @discardableResult

@@ -32,6 +32,9 @@ package struct FlowListenerConfiguration: Sendable {
     /// Set when the parameters ask for a protocol this build cannot serve yet.
     package var unsupported: FlowError?
     package var backlog: Int32 = 256
+    /// Datagram peers handed to the application but not started yet, at most. Beyond it,
+    /// datagrams from further new addresses are dropped (UDP semantics) until some are started.
+    package var maximumUnstartedPeers = 1024
 
     package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
         self.transport = transport
@@ -65,6 +68,7 @@ package final class FlowListener: @unchecked Sendable {
     private var stateHandler: StateHandler?
     private var newFlowHandler: NewFlowHandler?
     private var peers: [SocketAddress: Flow] = [:]
+    private var unstartedPeers: Set<SocketAddress> = []
     private var localNetworks: [SystemInterface] = []
 
     package init(configuration: FlowListenerConfiguration) {
@@ -280,7 +284,12 @@ package final class FlowListener: @unchecked Sendable {
         }
         guard state == .ready, let handler = newFlowHandler else { return }
         if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
+        // A flood of datagrams from new (possibly spoofed) addresses must not create flows
+        // without bound: peers the application has not started yet are capped.
+        unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
+        guard unstartedPeers.count < configuration.maximumUnstartedPeers else { return }
         guard consumeBudget() else { return }
+        unstartedPeers.insert(remote)
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
         childConfiguration.transport = .udp

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import NetworkCore
+
+/// A UDP listener facing datagrams from many new addresses keeps a bounded number of unstarted
+/// peers; starting them makes room for more.
+@Suite("Core.DatagramListenerFlood")
+struct DatagramListenerFloodTests {
+    private func udpSocket() -> Int32 {
+        socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    }
+
+    private func send(_ fd: Int32, to port: Int) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var byte: UInt8 = 1
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, &byte, 1, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
+    @Test func unstartedPeersAreCapped() async throws {
+        var configuration = FlowListenerConfiguration(transport: .udp, port: 0, child: FlowConfiguration(target: .unix(path: "")))
+        configuration.localHost = "127.0.0.1"
+        configuration.maximumUnstartedPeers = 5
+        let listener = FlowListener(configuration: configuration)
+        let flows = Mutex<[Flow]>([])
+        let ready = AsyncStream<Void>.makeStream()
+        listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow in
+            flows.withLock { $0.append(flow) }
+        }
+        var iterator = ready.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let port = try #require(listener.port)
+
+        let sockets = (0..<8).map { _ in udpSocket() }
+        defer { sockets.forEach { close($0) } }
+        for fd in sockets { send(fd, to: port) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(flows.withLock { $0.count } == 5, "only five unstarted peers are kept")
+
+        // Start them: the three others are accepted on their next datagram.
+        for flow in flows.withLock({ $0 }) { flow.start() }
+        try await Task.sleep(for: .milliseconds(100))
+        for fd in sockets { send(fd, to: port) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(flows.withLock { $0.count } == 8)
+        for flow in flows.withLock({ $0 }) { flow.cancel(force: false) }
+        listener.cancel()
+    }
+}
