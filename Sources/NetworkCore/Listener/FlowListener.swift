@@ -126,7 +126,13 @@ package final class FlowListener: @unchecked Sendable {
         }
         switch configuration.child.ip.version {
         case .v4: return try SocketAddress(ipAddress: "0.0.0.0", port: configuration.port)
-        case .v6, .any: return try SocketAddress(ipAddress: "::", port: configuration.port)
+        case .v6: return try SocketAddress(ipAddress: "::", port: configuration.port)
+        case .any:
+            // The dual-stack wildcard, unless this host has no IPv6 at all.
+            let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+            if probe < 0 { return try SocketAddress(ipAddress: "0.0.0.0", port: configuration.port) }
+            close(probe)
+            return try SocketAddress(ipAddress: "::", port: configuration.port)
         }
     }
 
