@@ -8,6 +8,7 @@ PACKAGES=(
   socat      # a real, independent TCP/UDP peer for interop tests
   iproute2   # ip: network namespaces, veth, addresses for path tests
   procps     # ps/pkill-free process inspection used by test helpers
+  openssl    # openssl s_server / s_client: real TLS peers, and test certificates
 )
 PACKAGES+=("$@")
 

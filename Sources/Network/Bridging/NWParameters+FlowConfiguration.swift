@@ -45,8 +45,14 @@ extension NWParameters {
         if let ip = stack.internetProtocol as? NWProtocolIP.Options {
             configuration.ip = ip.socketSettings
         }
-        if !stack.applicationProtocols.isEmpty {
-            // TLS, DTLS, WebSocket and framers land in later issues. Refuse rather than run the
+        switch stack.applicationProtocols.count {
+        case 0:
+            break
+        case 1 where stack.applicationProtocols[0] is NWProtocolTLS.Options && configuration.transport == .tcp:
+            let options = stack.applicationProtocols[0] as! NWProtocolTLS.Options
+            configuration.tls = options.securityProtocolOptions.flowConfiguration()
+        default:
+            // DTLS, WebSocket and framers land in later issues. Refuse rather than run the
             // connection without them: nothing may silently fall back to plaintext.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }

@@ -88,12 +88,16 @@ extension NWConnection {
             } else {
                 resolutions = []
             }
+            var steps: [Handshake] = []
             if transport == .tcp, report.handshakeDuration != nil {
                 // The TCP handshake is one round trip, so its duration is the RTT seen.
-                handshakes = [Handshake(definition: NWProtocolTCP.definition, handshakeDuration: handshake, handshakeRTT: handshake)]
-            } else {
-                handshakes = []
+                steps.append(Handshake(definition: NWProtocolTCP.definition, handshakeDuration: handshake, handshakeRTT: handshake))
             }
+            if let tls = report.tlsHandshakeDuration.map(Self.seconds) {
+                // RTT: the TCP handshake's, the best estimate the engine has.
+                steps.append(Handshake(definition: NWProtocolTLS.definition, handshakeDuration: tls, handshakeRTT: handshake))
+            }
+            handshakes = steps
         }
 
         static func seconds(_ amount: TimeAmount) -> TimeInterval {

@@ -334,6 +334,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             return flow.transportKind == .udp ? NWProtocolUDP.Metadata() : nil
         case NWProtocolIP.definition:
             return NWProtocolIP.Metadata()
+        case NWProtocolTLS.definition:
+            if flow.eventLoop.inEventLoop { return nil }
+            guard let facts = try? flow.inspect({ $0.tlsSession }).wait() else { return nil }
+            return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
         default:
             return nil
         }

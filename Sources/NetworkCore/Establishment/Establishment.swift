@@ -23,6 +23,8 @@ final class Establishment: @unchecked Sendable {
     private var attemptStart: NIODeadline = .now()
     private(set) var resolutionReport: ResolutionReport?
     private(set) var handshakeDuration: TimeAmount?
+    private(set) var tlsFacts: TLSSessionFacts?
+    private(set) var tlsHandshakeDuration: TimeAmount?
 
     init(flow: Flow, configuration: FlowConfiguration) {
         self.flow = flow
@@ -110,7 +112,14 @@ final class Establishment: @unchecked Sendable {
                 self.finish(.success(channel))
             case .failure(let error):
                 self.current = nil
-                self.lastError = Self.preferred(self.lastError, FlowError(error))
+                let failure = FlowError(error)
+                if case .tls = failure {
+                    // The server was reached and refused or failed the handshake: another
+                    // address of the same name would not do better.
+                    self.finish(.failure(failure))
+                    return
+                }
+                self.lastError = Self.preferred(self.lastError, failure)
                 self.tryNext(interfaceIndex: interfaceIndex)
             }
         }
@@ -212,7 +221,19 @@ final class Establishment: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
                 }
             }
-            return bootstrap.connect(to: address)
+            guard let tls = configuration.tls else { return bootstrap.connect(to: address) }
+            let hostName = tls.serverName ?? configuration.target.hostName
+            return bootstrap.connect(to: address).flatMap { channel in
+                let started = NIODeadline.now()
+                return TLSStack.startClient(on: channel, settings: tls, hostName: hostName).map { facts in
+                    self.tlsFacts = facts
+                    self.tlsHandshakeDuration = .now() - started
+                    return channel
+                }.flatMapErrorThrowing { error in
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
         case .udp:
             let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.autoRead, value: false)

@@ -6,6 +6,7 @@ import Darwin
 import DequeModule
 import NIOCore
 import NIOPosix
+import NIOSSL
 import NetworkSystem
 import Synchronization
 
@@ -94,6 +95,15 @@ package final class Flow: @unchecked Sendable {
     private var acceptedChannel: Channel?
     private var establishmentTimeout: Scheduled<Void>?
     package private(set) var report = FlowReport()
+    /// The negotiated TLS session, boxed (most flows have none).
+    private var tlsSession: TLSSessionBox?
+    /// An accepted TLS flow's server handler, whose handshake runs when the flow is started.
+    private var serverTLSHandler: NIOSSLServerHandler?
+
+    private final class TLSSessionBox {
+        let facts: TLSSessionFacts
+        init(_ facts: TLSSessionFacts) { self.facts = facts }
+    }
 
     /// An outbound flow; nothing happens until `start`.
     package init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
@@ -116,9 +126,14 @@ package final class Flow: @unchecked Sendable {
     /// A flow for a channel a listener accepted; it becomes ready as soon as it is started.
     /// Call on the channel's event loop: the flow's handler goes into the pipeline at once, so
     /// whatever NIO reads before the user starts the connection (data, a FIN) is kept for it.
-    package static func adopting(accepted channel: Channel, configuration: FlowConfiguration) throws -> Flow {
+    package static func adopting(
+        accepted channel: Channel, configuration: FlowConfiguration, tls: (NIOSSLContext, FlowTLSConfiguration)? = nil
+    ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
         let flow = Flow(accepted: channel, configuration: configuration)
+        if let (context, settings) = tls {
+            flow.serverTLSHandler = try TLSStack.addServerHandler(to: channel, context: context, settings: settings)
+        }
         try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
         return flow
     }
@@ -326,9 +341,25 @@ package final class Flow: @unchecked Sendable {
             perform(machine.establishmentFailed(unsupported, fatal: true))
             return
         }
-        if acceptedChannel != nil {
+        if let channel = acceptedChannel {
             acceptedChannel = nil
             report.recordAccepted()
+            if let handler = serverTLSHandler {
+                serverTLSHandler = nil
+                let started = NIODeadline.now()
+                TLSStack.waitForServerHandshake(handler, on: channel).whenComplete { result in
+                    switch result {
+                    case .success(let facts):
+                        self.tlsSession = TLSSessionBox(facts)
+                        self.report.tlsHandshakeDuration = .now() - started
+                        self.perform(self.machine.establishmentSucceeded())
+                    case .failure(let error):
+                        self.perform(self.machine.establishmentFailed(FlowError(tls: error, verifyBlock: false), fatal: true))
+                        self.perform([.closeTransport(abortive: false)])
+                    }
+                }
+                return
+            }
             perform(machine.establishmentSucceeded())
             if let error = receives.terminalError {
                 // The peer reset the connection before it was started.
@@ -378,6 +409,8 @@ package final class Flow: @unchecked Sendable {
         establishmentTimeout = nil
         report.resolution = attempt.resolutionReport
         report.handshakeDuration = attempt.handshakeDuration
+        report.tlsHandshakeDuration = attempt.tlsHandshakeDuration
+        if let facts = attempt.tlsFacts { tlsSession = TLSSessionBox(facts) }
         switch result {
         case .success(let channel):
             transport = .owned(channel)
@@ -635,7 +668,8 @@ package final class Flow: @unchecked Sendable {
             channel: channel,
             bufferedInboundBytes: receives.bufferedBytes,
             isDatagram: receives.mode == .datagram,
-            report: report
+            report: report,
+            tlsSession: tlsSession?.facts
         )
     }
 }
@@ -650,4 +684,6 @@ package struct FlowSnapshot: @unchecked Sendable {
     package var bufferedInboundBytes: Int
     package var isDatagram: Bool
     package var report: FlowReport
+    /// The negotiated TLS session, if the stack has TLS and the handshake completed.
+    package var tlsSession: TLSSessionFacts?
 }

@@ -10,6 +10,12 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
     /// An AF_UNIX path.
     case unix(path: String)
 
+    /// The host name, when the target is one (for SNI and certificate checks).
+    package var hostName: String? {
+        if case .hostPort(let host, _, _) = self { return host }
+        return nil
+    }
+
     package var description: String {
         switch self {
         case .hostPort(let host, let port, _): return "\(host):\(port)"
@@ -46,6 +52,8 @@ package struct FlowConfiguration: Sendable {
     /// connected socket actually uses.
     package var prohibitExpensive = false
     package var prohibitConstrained = false
+    /// TLS over the transport (TCP only for now), nil for none.
+    package var tls: FlowTLSConfiguration?
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?

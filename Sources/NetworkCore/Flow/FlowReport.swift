@@ -8,6 +8,8 @@ package struct FlowReport: Sendable {
     package var attemptCount = 0
     package var resolution: ResolutionReport?
     package var handshakeDuration: TimeAmount?
+    /// The TLS handshake, when the stack has TLS.
+    package var tlsHandshakeDuration: TimeAmount?
     /// Application bytes handed to the transport / received from it.
     package var sentBytes: UInt64 = 0
     package var receivedBytes: UInt64 = 0

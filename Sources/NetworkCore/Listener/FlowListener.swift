@@ -5,6 +5,7 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import NIOSSL
 import NetworkSystem
 import Synchronization
 
@@ -68,6 +69,8 @@ package final class FlowListener: @unchecked Sendable {
     private var stateHandler: StateHandler?
     private var newFlowHandler: NewFlowHandler?
     private var peers: [SocketAddress: Flow] = [:]
+    /// The TLS server context, made once per listener (loading keys and trust is costly).
+    private var tlsContext: NIOSSLContext?
     private var unstartedPeers: Set<SocketAddress> = []
     private var localNetworks: [SystemInterface] = []
 
@@ -165,6 +168,14 @@ package final class FlowListener: @unchecked Sendable {
             return
         }
         if configuration.acceptLocalOnly { localNetworks = InterfaceTable.current() }
+        if let tls = configuration.child.tls {
+            do {
+                tlsContext = try TLSStack.serverContext(tls)
+            } catch {
+                report(.failed(FlowError(tls: error, verifyBlock: false)))
+                return
+            }
+        }
         let family: SocketFamily = address.protocol == .inet6 ? .inet6 : .inet
         let options = socketOptions(family: family)
         let future: EventLoopFuture<Channel>
@@ -268,7 +279,9 @@ package final class FlowListener: @unchecked Sendable {
         childConfiguration.transport = .tcp
         let flow: Flow
         do {
-            flow = try Flow.adopting(accepted: child, configuration: childConfiguration)
+            flow = try Flow.adopting(
+                accepted: child, configuration: childConfiguration,
+                tls: tlsContext.flatMap { context in configuration.child.tls.map { (context, $0) } })
         } catch {
             child.close(promise: nil)
             return

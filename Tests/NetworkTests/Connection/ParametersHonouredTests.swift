@@ -101,13 +101,34 @@ struct ParametersHonouredTests {
         connection.cancel()
     }
 
-    @Test func applicationProtocolsNeverFallBackToPlaintext() async throws {
-        let listener = try NWListener(using: .tcp)
-        let port = try await startListener(listener)
-        defer { listener.cancel() }
-        // TLS arrives in a later issue; until then a TLS connection must fail, not run as TCP.
-        let connection = NWConnection(host: "127.0.0.1", port: port, using: .tls)
+    @Test func dtlsNeverFallsBackToPlainUDP() async throws {
+        // DTLS arrives later; until then a DTLS connection must fail, not run as plain UDP.
+        let connection = NWConnection(host: "127.0.0.1", port: 9, using: .dtls)
         #expect(await settle(connection) == .failed(.posix(.EPROTONOSUPPORT)))
+        connection.cancel()
+    }
+
+    @Test func tlsToAPlaintextServerFailsInsteadOfFallingBack() async throws {
+        // A plaintext server that hangs up on whatever arrives: the TLS client must fail.
+        let listener = try NWListener(using: .tcp)
+        let queue = DispatchQueue(label: "plaintext")
+        let ready = AsyncStream<NWEndpoint.Port?>.makeStream()
+        listener.stateUpdateHandler = { if $0 == .ready { ready.continuation.yield(listener.port) } }
+        listener.newConnectionHandler = { connection in
+            connection.start(queue: queue)
+            connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { _, _, _, _ in connection.cancel() }
+        }
+        listener.start(queue: queue)
+        var iterator = ready.stream.makeAsyncIterator()
+        let port = try #require(await iterator.next() ?? nil)
+        defer { listener.cancel() }
+        let connection = NWConnection(host: "127.0.0.1", port: port, using: .tls)
+        let state = await settle(connection)
+        guard case .failed(.tls) = state else {
+            Issue.record("expected failed(.tls), got \(String(describing: state))")
+            connection.cancel()
+            return
+        }
         connection.cancel()
     }
 }

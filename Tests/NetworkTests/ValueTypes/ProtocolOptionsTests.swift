@@ -126,7 +126,7 @@ import Testing
         #expect(tcp.maximumPacingRateBytesPerSecond == nil)
 
         #expect(NWProtocolUDP.Metadata().definition == NWProtocolUDP.definition)
-        #expect(NWProtocolTLS.Metadata().definition == NWProtocolTLS.definition)
+        #expect(NWProtocolTLS.Metadata(sec_protocol_metadata_t(negotiatedProtocol: nil, negotiatedVersion: nil, peerCertificates: [], serverName: nil)).definition == NWProtocolTLS.definition)
 
         // Lookup by definition, as ContentContext.protocolMetadata(definition:) will do it.
         let all: [NWProtocolMetadata] = [NWProtocolUDP.Metadata(), ip, tcp]

@@ -1,0 +1,43 @@
+import Dispatch
+import Foundation
+import NetworkCore
+
+extension sec_protocol_options_t {
+    /// The engine's view of these settings, taken when a connection or listener is created.
+    func flowConfiguration() -> FlowTLSConfiguration {
+        let snapshot = settings.withLock { $0 }
+        var tls = FlowTLSConfiguration()
+        tls.minimumVersion = snapshot.minimumVersion?.rawValue
+        tls.maximumVersion = snapshot.maximumVersion?.rawValue
+        tls.applicationProtocols = snapshot.applicationProtocols
+        tls.serverName = snapshot.serverName
+        tls.peerAuthenticationRequired = snapshot.peerAuthenticationRequired
+        if let identity = snapshot.localIdentity {
+            tls.certificateChain = identity.certificateChain.map { Array($0) }
+            tls.privateKey = Array(identity.privateKeyDER)
+        }
+        if let block = snapshot.verifyBlock {
+            let queue = snapshot.verifyQueue ?? DispatchQueue.global()
+            let serverName = snapshot.serverName
+            tls.verify = { chain, complete in
+                let certificates = chain.map { sec_certificate_t(derData: Data($0)) }
+                let metadata = sec_protocol_metadata_t(
+                    negotiatedProtocol: nil, negotiatedVersion: nil, peerCertificates: certificates, serverName: serverName)
+                let trust = sec_trust_t(certificates: certificates, serverName: serverName)
+                queue.async { block(metadata, trust, complete) }
+            }
+        }
+        return tls
+    }
+}
+
+extension sec_protocol_metadata_t {
+    /// Metadata for a completed session.
+    convenience init(_ facts: TLSSessionFacts) {
+        self.init(
+            negotiatedProtocol: facts.negotiatedProtocol,
+            negotiatedVersion: facts.version.flatMap(tls_protocol_version_t.init(rawValue:)),
+            peerCertificates: facts.peerCertificates.map { sec_certificate_t(derData: Data($0)) },
+            serverName: facts.serverName)
+    }
+}

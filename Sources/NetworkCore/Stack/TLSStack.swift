@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOSSL
+import NIOTLS
+
+/// Puts NIOSSL into a flow's pipeline and waits for the handshake: the flow is ready only once
+/// the top of its stack is.
+enum TLSStack {
+    static func nioVersion(_ wire: UInt16?) -> TLSVersion? {
+        switch wire {
+        case 0x0301: return .tlsv1
+        case 0x0302: return .tlsv11
+        case 0x0303: return .tlsv12
+        case 0x0304: return .tlsv13
+        default: return nil
+        }
+    }
+
+    static func wireVersion(_ version: TLSVersion?) -> UInt16? {
+        switch version {
+        case .tlsv1: return 0x0301
+        case .tlsv11: return 0x0302
+        case .tlsv12: return 0x0303
+        case .tlsv13: return 0x0304
+        case nil: return nil
+        }
+    }
+
+    private static func apply(_ settings: FlowTLSConfiguration, to configuration: inout TLSConfiguration) throws {
+        configuration.minimumTLSVersion = nioVersion(settings.minimumVersion) ?? .tlsv12
+        if let maximum = nioVersion(settings.maximumVersion) { configuration.maximumTLSVersion = maximum }
+        configuration.applicationProtocols = settings.applicationProtocols
+        if let key = settings.privateKey, !settings.certificateChain.isEmpty {
+            configuration.certificateChain = try settings.certificateChain.map {
+                .certificate(try NIOSSLCertificate(bytes: $0, format: .der))
+            }
+            configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: key, format: .der))
+        }
+    }
+
+    static func clientContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        try apply(settings, to: &configuration)
+        if settings.peerAuthenticationRequired == false {
+            configuration.certificateVerification = .none
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    static func serverContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
+        guard let key = settings.privateKey, !settings.certificateChain.isEmpty else {
+            // A TLS server needs an identity (sec_protocol_options_set_local_identity).
+            throw FlowError.tls(TLSStatus.badCertificate)
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try settings.certificateChain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: key, format: .der)))
+        try apply(settings, to: &configuration)
+        if settings.peerAuthenticationRequired == true {
+            configuration.certificateVerification = settings.verify == nil ? .fullVerification : .noHostnameVerification
+        } else {
+            configuration.certificateVerification = .none
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// Adds a client handler in front of the flow's handler and completes with the session once
+    /// the handshake is done (or with a `.tls` error).
+    static func startClient(
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+    ) -> EventLoopFuture<TLSSessionFacts> {
+        channel.eventLoop.assertInEventLoop()
+        do {
+            let context = try clientContext(settings)
+            // SNI carries names only; an address literal is verified by the verify block if any.
+            let sniName = hostName.flatMap { AddressResolver.literalAddress($0, port: 0) == nil ? $0 : nil }
+            let presented = PresentedChain()
+            let handler: NIOSSLClientHandler
+            if let verify = settings.verify {
+                handler = try NIOSSLClientHandler(context: context, serverHostname: sniName) { certificates, promise in
+                    let chain = certificates.compactMap { try? $0.toDERBytes() }
+                    presented.chain = chain
+                    verify(chain) { trusted in promise.succeed(trusted ? .certificateVerified : .failed) }
+                }
+            } else {
+                handler = try NIOSSLClientHandler(context: context, serverHostname: sniName)
+            }
+            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            return wait(for: handler, on: channel, presented: presented, serverName: sniName, verifyBlock: settings.verify != nil)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(FlowError(tls: error, verifyBlock: false))
+        }
+    }
+
+    /// Adds a server handler in front of everything (at adoption, so early bytes reach it).
+    static func addServerHandler(to channel: Channel, context: NIOSSLContext, settings: FlowTLSConfiguration) throws -> NIOSSLServerHandler {
+        let handler: NIOSSLServerHandler
+        if let verify = settings.verify, settings.peerAuthenticationRequired == true {
+            handler = NIOSSLServerHandler(context: context) { certificates, promise in
+                let chain = certificates.compactMap { try? $0.toDERBytes() }
+                verify(chain) { trusted in promise.succeed(trusted ? .certificateVerified : .failed) }
+            }
+        } else {
+            handler = NIOSSLServerHandler(context: context)
+        }
+        try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        return handler
+    }
+
+    /// Waits for the server handshake of an accepted flow.
+    static func waitForServerHandshake(_ handler: NIOSSLServerHandler, on channel: Channel) -> EventLoopFuture<TLSSessionFacts> {
+        wait(for: handler, on: channel, presented: PresentedChain(), serverName: nil, verifyBlock: false)
+    }
+
+    private static func wait(
+        for handler: NIOSSLHandler, on channel: Channel, presented: PresentedChain, serverName: String?, verifyBlock: Bool
+    ) -> EventLoopFuture<TLSSessionFacts> {
+        let promise = channel.eventLoop.makePromise(of: String?.self)
+        do {
+            try channel.pipeline.syncOperations.addHandler(
+                TLSHandshakeWaiter(promise: promise, verifyBlock: verifyBlock), position: .after(handler))
+        } catch {
+            promise.fail(error)
+        }
+        let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        return promise.futureResult.map { negotiated in
+            var chain = presented.chain
+            if chain.isEmpty, let leaf = bound.value.peerCertificate, let der = try? leaf.toDERBytes() { chain = [der] }
+            return TLSSessionFacts(
+                negotiatedProtocol: negotiated, version: wireVersion(bound.value.tlsVersion),
+                peerCertificates: chain, serverName: serverName)
+        }
+    }
+
+    /// The chain the peer presented, captured by the verification callback (event loop only).
+    final class PresentedChain: @unchecked Sendable {
+        var chain: [[UInt8]] = []
+    }
+}
+
+/// Sits right after the TLS handler while the handshake runs: keeps reads going (the flow reads
+/// on demand, so nobody else would) and reports the outcome once.
+final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+
+    private let promise: EventLoopPromise<String?>
+    private let verifyBlock: Bool
+    private var done = false
+
+    init(promise: EventLoopPromise<String?>, verifyBlock: Bool) {
+        self.promise = promise
+        self.verifyBlock = verifyBlock
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.read() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelActive()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !done { context.read() }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if !done, let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed {
+            // The peer closed in the middle of the handshake (half-closure keeps the channel
+            // open, so nothing else would end the wait).
+            done = true
+            promise.fail(FlowError.tls(TLSStatus.closedAbort))
+            context.close(promise: nil)
+            return
+        }
+        if !done, let tls = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = tls {
+            done = true
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            promise.succeed(negotiated)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !done {
+            done = true
+            promise.fail(FlowError(tls: error, verifyBlock: verifyBlock))
+            context.close(promise: nil)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done {
+            done = true
+            promise.fail(FlowError.tls(TLSStatus.closedAbort))
+        }
+        context.fireChannelInactive()
+    }
+}
+
+extension FlowError {
+    /// A handshake failure as the Security framework's status code.
+    init(tls error: any Error, verifyBlock: Bool) {
+        if let flow = error as? FlowError {
+            self = flow
+            return
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            self = .tls(TLSStatus.hostNameMismatch)
+            return
+        }
+        let text = String(describing: error).uppercased()
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("CERTIFICATE VERIFY FAILED") {
+            if verifyBlock {
+                self = .tls(TLSStatus.badCertificate)
+            } else if text.contains("EXPIRED") {
+                self = .tls(TLSStatus.certificateExpired)
+            } else if text.contains("HOSTNAME") || text.contains("HOST NAME") {
+                self = .tls(TLSStatus.hostNameMismatch)
+            } else {
+                self = .tls(TLSStatus.certificateChainInvalid)
+            }
+        } else if text.contains("PROTOCOL_VERSION") || text.contains("UNSUPPORTED_PROTOCOL") {
+            self = .tls(TLSStatus.peerProtocolVersion)
+        } else if text.contains("CERTIFICATE_REQUIRED") || text.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE") {
+            self = .tls(TLSStatus.peerCertificateRequired)
+        } else if text.contains("ALERT") && text.contains("HANDSHAKE_FAILURE") {
+            self = .tls(TLSStatus.peerHandshakeFailure)
+        } else if error is NIOSSLError, case .uncleanShutdown = error as! NIOSSLError {
+            self = .tls(TLSStatus.closedAbort)
+        } else if error is IOError {
+            self = .tls(TLSStatus.closedAbort)
+        } else {
+            self = .tls(TLSStatus.protocolError)
+        }
+    }
+}
