@@ -199,6 +199,86 @@ struct TLSInteropTests {
         }
     }
 
+    @Test("client certificates: presented when the server demands one, refused without")
+    func clientCertificateToOpenSSL() async throws {
+        let serverIdentity = try Identity.make()
+        let clientIdentity = try Identity.make()
+        guard let (server, port) = try await Self.startServer(
+            serverIdentity, extra: ["-Verify", "1", "-CAfile", clientIdentity.certificatePath])
+        else { return }
+        defer { server.stop() }
+        let endpoint = NWEndpoint.Port(rawValue: port)!
+
+        let withCertificate = Self.pinned(to: try serverIdentity.certificateDER)
+        let options = withCertificate.defaultProtocolStack.applicationProtocols[0] as! NWProtocolTLS.Options
+        sec_protocol_options_set_local_identity(options.securityProtocolOptions, try clientIdentity.secIdentity)
+        let good = NWConnection(host: "localhost", port: endpoint, using: withCertificate)
+        #expect(await Self.settle(good) == .ready)
+        #expect(await Self.exchange(good, "mtls\n") == "sltm\n")
+        good.cancel()
+
+        // Without a certificate the server aborts: the handshake (or the first read, with
+        // TLS 1.3's late client authentication) fails with a TLS error, never plaintext.
+        let bad = NWConnection(host: "localhost", port: endpoint, using: Self.pinned(to: try serverIdentity.certificateDER))
+        let state = await Self.settle(bad)
+        if state == .ready {
+            let failed: NWError? = await withCheckedContinuation { continuation in
+                bad.send(content: Data("x\n".utf8), completion: .contentProcessed { _ in })
+                bad.receive(minimumIncompleteLength: 1, maximumLength: 10) { _, _, _, error in continuation.resume(returning: error) }
+            }
+            #expect(failed != nil, "the server must not serve a client without a certificate")
+        } else if case .failed(.tls) = state {
+        } else {
+            Issue.record("unexpected state \(String(describing: state))")
+        }
+        bad.cancel()
+    }
+
+    @Test("an NWListener that requires client certificates checks them with its verify block")
+    func listenerRequiresClientCertificate() async throws {
+        let serverIdentity = try Identity.make()
+        let clientIdentity = try Identity.make()
+        guard let openssl = Self.openssl() else { return }
+        let expectedClient = try clientIdentity.certificateDER
+        let tls = NWProtocolTLS.Options()
+        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try serverIdentity.secIdentity)
+        sec_protocol_options_set_peer_authentication_required(tls.securityProtocolOptions, true)
+        sec_protocol_options_set_verify_block(tls.securityProtocolOptions, { _, trust, complete in
+            complete(trust.certificates.first?.derData == expectedClient)
+        }, DispatchQueue(label: "verify-client"))
+        let listener = try NWListener(using: NWParameters(tls: tls))
+        let queue = DispatchQueue(label: "mtls-listener")
+        listener.newConnectionHandler = { connection in
+            connection.stateUpdateHandler = { state in
+                guard state == .ready else { return }
+                connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { data, _, _, _ in
+                    connection.send(content: data, contentContext: .finalMessage, completion: .contentProcessed { _ in })
+                }
+            }
+            connection.start(queue: queue)
+        }
+        let ready = AsyncStream<UInt16>.makeStream()
+        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
+        listener.start(queue: queue)
+        var iterator = ready.stream.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+
+        let trusted = try Socat(
+            openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof",
+                      "-cert", clientIdentity.certificatePath, "-key", clientIdentity.keyPath],
+            input: Data("with cert\n".utf8))
+        defer { trusted.stop() }
+        try await trusted.waitForOutput(containing: "with cert", timeout: 15)
+
+        let anonymous = try Socat(
+            openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof"],
+            input: Data("no cert\n".utf8))
+        defer { anonymous.stop() }
+        _ = await anonymous.waitForExit(timeout: 10)
+        #expect(!String(decoding: anonymous.standardOutput, as: UTF8.self).contains("no cert"))
+        listener.cancel()
+    }
+
     @Test("a server that stalls mid-handshake hits the connection timeout")
     func stalledHandshakeTimesOut() async throws {
         // Listening, never accepting, never answering the ClientHello.
