@@ -28,17 +28,20 @@ struct Connect: ParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
+    @OptionGroup var tlsOptions: TLSOptions
+
     @Option(help: "UDP: seconds to keep receiving after standard input ends.")
     var wait: Double = 1
 
     func validate() throws {
         guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+        try tlsOptions.validate(udp: options.udp, listening: false)
     }
 
     func run() throws {
         let session = ConnectSession(
-            host: NWEndpoint.Host(host), port: parsePort(port)!,
+            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp),
             udp: options.udp, verbose: options.verbose, udpWait: wait)
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
@@ -60,11 +63,11 @@ final class ConnectSession: @unchecked Sendable {
     private var closing = false
     private var exitCode: Int32 = 0
 
-    init(host: NWEndpoint.Host, port: NWEndpoint.Port, udp: Bool, verbose: Bool, udpWait: Double) {
+    init(host: NWEndpoint.Host, port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, udpWait: Double) {
         self.udp = udp
         self.verbose = verbose
         self.udpWait = udpWait
-        connection = NWConnection(host: host, port: port, using: udp ? .udp : .tcp)
+        connection = NWConnection(host: host, port: port, using: parameters)
     }
 
     func run() -> Int32 {

@@ -25,15 +25,20 @@ struct Listen: ParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
+    @OptionGroup var tlsOptions: TLSOptions
+
     @Flag(help: "Echo received data back to its sender.")
     var echo = false
 
     func validate() throws {
+        try tlsOptions.validate(udp: options.udp, listening: true)
         guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
     }
 
     func run() throws {
-        let session = ListenSession(port: parsePort(port)!, udp: options.udp, verbose: options.verbose, echo: echo)
+        let session = ListenSession(
+            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp),
+            udp: options.udp, verbose: options.verbose, echo: echo)
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
@@ -59,8 +64,11 @@ final class ListenSession: @unchecked Sendable {
     private var stopping = false
     private var exitCode: Int32 = 0
 
-    init(port: NWEndpoint.Port, udp: Bool, verbose: Bool, echo: Bool) {
+    private let parameters: NWParameters
+
+    init(port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, echo: Bool) {
         requestedPort = port
+        self.parameters = parameters
         self.udp = udp
         self.verbose = verbose
         self.echo = echo
@@ -69,7 +77,6 @@ final class ListenSession: @unchecked Sendable {
     func run() throws -> Int32 {
         // No allowLocalEndpointReuse: it adds SO_REUSEPORT, and a second nwcat on the same
         // port should fail with EADDRINUSE rather than share it.
-        let parameters: NWParameters = udp ? .udp : .tcp
         let listener = try NWListener(using: parameters, on: requestedPort)
         self.listener = listener
         listener.stateUpdateHandler = { [self] state in handle(state) }

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Network
+
+/// TLS options shared by `connect` and `listen`.
+struct TLSOptions: ParsableArguments {
+    @Flag(help: "Run TLS over TCP (the server is verified against the system trust store and host name).")
+    var tls = false
+
+    @Option(name: .customLong("alpn"), help: "Offer this ALPN protocol (repeatable).")
+    var applicationProtocols: [String] = []
+
+    @Flag(help: "connect: do NOT verify the server (explicitly insecure; for tests only).")
+    var insecure = false
+
+    @Option(help: "listen: PEM certificate chain file (leaf first).")
+    var cert: String?
+
+    @Option(help: "listen: PEM private key file.")
+    var key: String?
+
+    func validate(udp: Bool, listening: Bool) throws {
+        let anyTLS = !applicationProtocols.isEmpty || insecure || cert != nil || key != nil
+        if anyTLS && !tls { throw ValidationError("--alpn, --insecure, --cert and --key need --tls") }
+        if tls && udp { throw ValidationError("--tls runs over TCP; DTLS (--udp) is not available yet") }
+        if listening && tls && (cert == nil || key == nil) {
+            throw ValidationError("listen --tls needs --cert and --key (PEM files)")
+        }
+        if listening && insecure { throw ValidationError("--insecure applies to connect only") }
+    }
+
+    /// The parameters for this command line: TCP, TCP+TLS or UDP.
+    func parameters(udp: Bool) throws -> NWParameters {
+        guard tls else { return udp ? .udp : .tcp }
+        let options = NWProtocolTLS.Options()
+        let security = options.securityProtocolOptions
+        for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }
+        if insecure { sec_protocol_options_set_peer_authentication_required(security, false) }
+        if let cert, let key {
+            let chain = try String(contentsOfFile: cert, encoding: .utf8)
+            let privateKey = try String(contentsOfFile: key, encoding: .utf8)
+            guard let identity = sec_identity_create_with_pem(certificateChain: chain, privateKey: privateKey) else {
+                throw ValidationError("no certificate or private key found in \(cert) / \(key)")
+            }
+            sec_protocol_options_set_local_identity(security, identity)
+        }
+        return NWParameters(tls: options)
+    }
+}
