@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Network", targets: ["Network"]),
+        .library(name: "Security", targets: ["Security"]),
         .executable(name: "nwcat", targets: ["nwcat"]),
     ],
     dependencies: [
@@ -34,8 +35,14 @@ let package = Package(
             ]
         ),
         .target(
+            // Apple's TLS knobs (sec_protocol_*), under the module name Apple code imports.
+            name: "Security",
+            dependencies: []
+        ),
+        .target(
             name: "Network",
             dependencies: [
+                "Security",
                 "NetworkCore",
                 "NetworkSystem",
                 .product(name: "NIOCore", package: "swift-nio"),

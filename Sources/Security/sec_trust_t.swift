@@ -6,7 +6,7 @@ public final class sec_trust_t: Sendable {
     /// The name the certificate is checked against, if any.
     public let serverName: String?
 
-    init(certificates: [sec_certificate_t], serverName: String?) {
+    package init(certificates: [sec_certificate_t], serverName: String?) {
         self.certificates = certificates
         self.serverName = serverName
     }

@@ -13,23 +13,23 @@ public typealias sec_protocol_verify_t =
 /// The TLS settings of one `NWProtocolTLS.Options`, as the Security framework's
 /// `sec_protocol_options_t`; change them with the `sec_protocol_options_*` functions.
 public final class sec_protocol_options_t: Sendable {
-    struct Settings {
-        var minimumVersion: tls_protocol_version_t?
-        var maximumVersion: tls_protocol_version_t?
-        var applicationProtocols: [String] = []
-        var serverName: String?
-        var verifyBlock: sec_protocol_verify_t?
-        var verifyQueue: DispatchQueue?
-        var localIdentity: sec_identity_t?
-        var peerAuthenticationRequired: Bool?
+    package struct Settings {
+        package var minimumVersion: tls_protocol_version_t?
+        package var maximumVersion: tls_protocol_version_t?
+        package var applicationProtocols: [String] = []
+        package var serverName: String?
+        package var verifyBlock: sec_protocol_verify_t?
+        package var verifyQueue: DispatchQueue?
+        package var localIdentity: sec_identity_t?
+        package var peerAuthenticationRequired: Bool?
     }
 
-    let settings = Mutex(Settings())
+    package let settings = Mutex(Settings())
 
-    init() {}
+    package init() {}
 
     /// An independent copy (for `NWParameters.copy()`).
-    func copy() -> sec_protocol_options_t {
+    package func copy() -> sec_protocol_options_t {
         let copy = sec_protocol_options_t()
         let snapshot = settings.withLock { $0 }
         copy.settings.withLock { $0 = snapshot }

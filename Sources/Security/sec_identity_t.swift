@@ -9,7 +9,7 @@ public final class sec_identity_t: Sendable {
     /// The certificates, leaf first, in DER form.
     public let certificateChain: [Data]
     /// The private key, DER (PKCS#8 or the algorithm's own structure).
-    let privateKeyDER: Data
+    package let privateKeyDER: Data
 
     init(certificateChain: [Data], privateKeyDER: Data) {
         self.certificateChain = certificateChain
@@ -33,13 +33,13 @@ public func sec_identity_create_with_pem(certificateChain: String, privateKey: S
 }
 
 /// Minimal PEM reader: finds `-----BEGIN X-----` … `-----END X-----` blocks.
-enum PEM {
-    struct Block {
-        var label: String
-        var der: Data
+package enum PEM {
+    package struct Block {
+        package var label: String
+        package var der: Data
     }
 
-    static func blocks(in text: String) -> [Block] {
+    package static func blocks(in text: String) -> [Block] {
         var blocks: [Block] = []
         var label: String?
         var body = ""

@@ -2,15 +2,15 @@ import Foundation
 
 /// Facts about a TLS session, as the Security framework's `sec_protocol_metadata_t`.
 public final class sec_protocol_metadata_t: @unchecked Sendable {
-    let negotiatedProtocol: String?
-    let negotiatedVersion: tls_protocol_version_t?
-    let peerCertificates: [sec_certificate_t]
-    let serverName: String?
+    package let negotiatedProtocol: String?
+    package let negotiatedVersion: tls_protocol_version_t?
+    package let peerCertificates: [sec_certificate_t]
+    package let serverName: String?
     // C strings handed out by the getters live as long as the metadata (immutable after init).
     fileprivate let negotiatedProtocolPointer: UnsafePointer<CChar>?
     fileprivate let serverNamePointer: UnsafePointer<CChar>?
 
-    init(
+    package init(
         negotiatedProtocol: String?, negotiatedVersion: tls_protocol_version_t?,
         peerCertificates: [sec_certificate_t], serverName: String?
     ) {
