@@ -22,6 +22,8 @@ public final class sec_protocol_options_t: Sendable {
         package var verifyQueue: DispatchQueue?
         package var localIdentity: sec_identity_t?
         package var peerAuthenticationRequired: Bool?
+        package var preSharedKeys: [(key: [UInt8], identity: [UInt8])] = []
+        package var cipherSuites: [UInt16] = []
     }
 
     package let settings = Mutex(Settings())
@@ -92,4 +94,25 @@ public func sec_protocol_options_set_peer_authentication_required(
     _ options: sec_protocol_options_t, _ peer_authentication_required: Bool
 ) {
     options.settings.withLock { $0.peerAuthenticationRequired = peer_authentication_required }
+}
+
+/// Linux spelling of Apple's bridged `dispatch_data_t` (`__DispatchData`), so that code such as
+/// `data as __DispatchData` compiles unchanged.
+public typealias __DispatchData = DispatchData
+/// The C name of the same type.
+public typealias dispatch_data_t = DispatchData
+
+/// Adds a pre-shared key and its identity (TLS 1.2 PSK, as Apple's peer-to-peer samples use).
+/// A connection with a PSK negotiates TLS 1.2 unless a maximum version is set explicitly.
+public func sec_protocol_options_add_pre_shared_key(
+    _ options: sec_protocol_options_t, _ psk: __DispatchData, _ psk_identity: __DispatchData
+) {
+    let key = [UInt8](psk)
+    let identity = [UInt8](psk_identity)
+    options.settings.withLock { $0.preSharedKeys.append((key: key, identity: identity)) }
+}
+
+/// Adds a cipher suite to the ones offered (in order); without any, the library's defaults.
+public func sec_protocol_options_append_tls_ciphersuite(_ options: sec_protocol_options_t, _ ciphersuite: tls_ciphersuite_t) {
+    options.settings.withLock { $0.cipherSuites.append(ciphersuite.rawValue) }
 }

@@ -12,6 +12,8 @@ extension sec_protocol_options_t {
         tls.applicationProtocols = snapshot.applicationProtocols
         tls.serverName = snapshot.serverName
         tls.peerAuthenticationRequired = snapshot.peerAuthenticationRequired
+        tls.preSharedKeys = snapshot.preSharedKeys.map { (key: $0.key, identity: String(decoding: $0.identity, as: UTF8.self)) }
+        tls.cipherSuites = snapshot.cipherSuites
         if let identity = snapshot.localIdentity {
             tls.certificateChain = identity.certificateChain.map { Array($0) }
             tls.privateKey = Array(identity.privateKeyDER)

@@ -14,6 +14,10 @@ package struct FlowTLSConfiguration: Sendable {
     package var privateKey: [UInt8]?
     /// Client: false skips server verification. Server: true requires a client certificate.
     package var peerAuthenticationRequired: Bool?
+    /// TLS 1.2 pre-shared keys with their identities (UTF-8).
+    package var preSharedKeys: [(key: [UInt8], identity: String)] = []
+    /// Offered cipher suites (IANA numbers), in order; empty for the defaults.
+    package var cipherSuites: [UInt16] = []
 
     package init() {}
 }

@@ -8,6 +8,12 @@ import NIOTLS
 /// Puts NIOSSL into a flow's pipeline and waits for the handshake: the flow is ready only once
 /// the top of its stack is.
 enum TLSStack {
+    /// The suites swift-nio-ssl's BoringSSL offers (its `NIOTLSCipher` constants).
+    static let supportedCipherSuites: Set<UInt16> = [
+        0x002F, 0x0035, 0x008C, 0x008D, 0x009C, 0x009D, 0x1301, 0x1302, 0x1303, 0xC009, 0xC00A, 0xC013, 0xC014,
+        0xC035, 0xC036, 0xC02B, 0xC02C, 0xC02F, 0xC030, 0xCCA8, 0xCCA9,
+    ]
+
     static func nioVersion(_ wire: UInt16?) -> TLSVersion? {
         switch wire {
         case 0x0301: return .tlsv1
@@ -30,7 +36,40 @@ enum TLSStack {
 
     private static func apply(_ settings: FlowTLSConfiguration, to configuration: inout TLSConfiguration) throws {
         configuration.minimumTLSVersion = nioVersion(settings.minimumVersion) ?? .tlsv12
-        if let maximum = nioVersion(settings.maximumVersion) { configuration.maximumTLSVersion = maximum }
+        if let maximum = nioVersion(settings.maximumVersion) {
+            configuration.maximumTLSVersion = maximum
+        } else if !settings.preSharedKeys.isEmpty {
+            // These PSKs are TLS 1.2 external keys.
+            configuration.maximumTLSVersion = .tlsv12
+        }
+        // BoringSSL knows a fixed set of suites (and would crash on others): keep those. Apple's
+        // peer-to-peer samples ask for TLS_PSK_WITH_AES_128_GCM_SHA256, which BoringSSL lacks;
+        // PSK sessions then use its PSK suites instead of failing.
+        let usable = settings.cipherSuites.filter(supportedCipherSuites.contains)
+        if !usable.isEmpty {
+            configuration.cipherSuiteValues = usable.map { NIOTLSCipher(rawValue: $0) }
+        } else if !settings.preSharedKeys.isEmpty {
+            configuration.cipherSuiteValues = [
+                .TLS_ECDHE_PSK_WITH_AES_128_CBC_SHA, .TLS_ECDHE_PSK_WITH_AES_256_CBC_SHA,
+                .TLS_PSK_WITH_AES_128_CBC_SHA, .TLS_PSK_WITH_AES_256_CBC_SHA,
+            ]
+        }
+        if let first = settings.preSharedKeys.first {
+            let keys = settings.preSharedKeys
+            configuration.pskClientProvider = { _ in
+                var secret = NIOSSLSecureBytes()
+                secret.append(first.key)
+                return PSKClientIdentityResponse(key: secret, identity: first.identity)
+            }
+            configuration.pskServerProvider = { context in
+                guard let match = keys.first(where: { $0.identity == context.clientIdentity }) else {
+                    throw FlowError.tls(TLSStatus.badCertificate)
+                }
+                var secret = NIOSSLSecureBytes()
+                secret.append(match.key)
+                return PSKServerIdentityResponse(key: secret)
+            }
+        }
         configuration.applicationProtocols = settings.applicationProtocols
         if let key = settings.privateKey, !settings.certificateChain.isEmpty {
             configuration.certificateChain = try settings.certificateChain.map {
@@ -43,20 +82,27 @@ enum TLSStack {
     static func clientContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         try apply(settings, to: &configuration)
-        if settings.peerAuthenticationRequired == false {
+        if settings.peerAuthenticationRequired == false || (!settings.preSharedKeys.isEmpty && settings.verify == nil) {
+            // Explicitly insecure, or a PSK session: the shared key authenticates the server,
+            // which presents no certificate.
             configuration.certificateVerification = .none
         }
         return try NIOSSLContext(configuration: configuration)
     }
 
     static func serverContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
-        guard let key = settings.privateKey, !settings.certificateChain.isEmpty else {
-            // A TLS server needs an identity (sec_protocol_options_set_local_identity).
+        var configuration: TLSConfiguration
+        if let key = settings.privateKey, !settings.certificateChain.isEmpty {
+            configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try settings.certificateChain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: key, format: .der)))
+        } else if !settings.preSharedKeys.isEmpty {
+            // A pure PSK server needs no certificate.
+            configuration = TLSConfiguration.makePreSharedKeyConfiguration()
+        } else {
+            // A TLS server needs an identity (sec_protocol_options_set_local_identity) or a PSK.
             throw FlowError.tls(TLSStatus.badCertificate)
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try settings.certificateChain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: key, format: .der)))
         try apply(settings, to: &configuration)
         if settings.peerAuthenticationRequired == true {
             configuration.certificateVerification = settings.verify == nil ? .fullVerification : .noHostnameVerification

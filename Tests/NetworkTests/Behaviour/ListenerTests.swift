@@ -50,7 +50,7 @@ extension BehaviourTests {
             #expect(results.count == 0, "a receive on an unstarted connection completed: \(results.values)")
             // The bytes still sit in the kernel's receive queue of the accepted socket.
             let row = ProcFS.sockets().first { $0.localPort == port && $0.remotePort == client.localPort }
-            #expect(row?.receiveQueue == 5, "the unstarted connection read from its socket: \(String(describing: row))")
+            #expect(row?.receiveQueue == 5, "the unstarted connection read from its socket: \(String(describing: row)); rows on the port: \(ProcFS.sockets().filter { $0.localPort == port || $0.remotePort == port })")
 
             let probeStates = Recorder<NWConnection.State>()
             connection.stateUpdateHandler = { probeStates.append($0) }

@@ -67,7 +67,7 @@ enum ProcFS {
         let files = udp ? ["/proc/net/udp", "/proc/net/udp6"] : ["/proc/net/tcp", "/proc/net/tcp6"]
         var rows: [SocketRow] = []
         for file in files {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            guard let text = ProcFS.readAll(file) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 4 else { continue }
@@ -118,5 +118,17 @@ enum ProcFS {
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == pid
         }
+    }
+
+    /// The whole of a /proc file. procfs reports a size of 0 and hands its text out page by
+    /// page, so read until end of file (a one-shot read misses rows when there are many sockets).
+    static func readAll(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var data = Data()
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            data.append(chunk)
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }
