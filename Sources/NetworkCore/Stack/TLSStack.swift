@@ -4,6 +4,7 @@ import Glibc
 import NIOCore
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// Puts NIOSSL into a flow's pipeline and waits for the handshake: the flow is ready only once
 /// the top of its stack is.
@@ -79,7 +80,60 @@ enum TLSStack {
         }
     }
 
+    /// Contexts are costly to build (the system trust store is parsed each time) and safe to
+    /// share, so connections with the same settings share one.
+    private static let contextCache = Mutex<[ContextKey: NIOSSLContext]>([:])
+
+    private struct ContextKey: Hashable {
+        var server: Bool
+        var minimumVersion: UInt16?
+        var maximumVersion: UInt16?
+        var applicationProtocols: [String]
+        var certificateChain: [[UInt8]]
+        var privateKey: [UInt8]?
+        var peerAuthenticationRequired: Bool?
+        var preSharedKeys: [[UInt8]]
+        var identities: [String]
+        var cipherSuites: [UInt16]
+        var hasVerifyBlock: Bool
+
+        init(_ settings: FlowTLSConfiguration, server: Bool) {
+            self.server = server
+            minimumVersion = settings.minimumVersion
+            maximumVersion = settings.maximumVersion
+            applicationProtocols = settings.applicationProtocols
+            certificateChain = settings.certificateChain
+            privateKey = settings.privateKey
+            peerAuthenticationRequired = settings.peerAuthenticationRequired
+            preSharedKeys = settings.preSharedKeys.map(\.key)
+            identities = settings.preSharedKeys.map(\.identity)
+            cipherSuites = settings.cipherSuites
+            hasVerifyBlock = settings.verify != nil
+        }
+    }
+
+    private static func cachedContext(
+        _ settings: FlowTLSConfiguration, server: Bool, make: () throws -> NIOSSLContext
+    ) throws -> NIOSSLContext {
+        let key = ContextKey(settings, server: server)
+        if let context = contextCache.withLock({ $0[key] }) { return context }
+        let context = try make()
+        contextCache.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }  // bounded: settings rarely vary this much
+            cache[key] = context
+        }
+        return context
+    }
+
     static func clientContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
+        try cachedContext(settings, server: false) { try makeClientContext(settings) }
+    }
+
+    static func serverContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
+        try cachedContext(settings, server: true) { try makeServerContext(settings) }
+    }
+
+    private static func makeClientContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         try apply(settings, to: &configuration)
         if settings.peerAuthenticationRequired == false || (!settings.preSharedKeys.isEmpty && settings.verify == nil) {
@@ -90,7 +144,7 @@ enum TLSStack {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    static func serverContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
+    private static func makeServerContext(_ settings: FlowTLSConfiguration) throws -> NIOSSLContext {
         var configuration: TLSConfiguration
         if let key = settings.privateKey, !settings.certificateChain.isEmpty {
             configuration = TLSConfiguration.makeServerConfiguration(
