@@ -14,6 +14,9 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "connect: do NOT verify the server (explicitly insecure; for tests only).")
     var insecure = false
 
+    @Option(help: "connect: trust exactly the server certificate with this SHA-256 (hex of its DER), instead of the system trust store.")
+    var pin: String?
+
     @Option(help: "listen: PEM certificate chain file (leaf first).")
     var cert: String?
 
@@ -21,8 +24,13 @@ struct TLSOptions: ParsableArguments {
     var key: String?
 
     func validate(udp: Bool, listening: Bool) throws {
-        let anyTLS = !applicationProtocols.isEmpty || insecure || cert != nil || key != nil
-        if anyTLS && !tls { throw ValidationError("--alpn, --insecure, --cert and --key need --tls") }
+        let anyTLS = !applicationProtocols.isEmpty || insecure || cert != nil || key != nil || pin != nil
+        if anyTLS && !tls { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls") }
+        if let pin, pin.count != 64 || !pin.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--pin takes the 64 hex digits of a SHA-256")
+        }
+        if pin != nil && insecure { throw ValidationError("--pin and --insecure contradict each other") }
+        if listening && pin != nil { throw ValidationError("--pin applies to connect only") }
         if tls && udp { throw ValidationError("--tls runs over TCP; DTLS (--udp) is not available yet") }
         if listening && tls && (cert == nil || key == nil) {
             throw ValidationError("listen --tls needs --cert and --key (PEM files)")
@@ -37,6 +45,11 @@ struct TLSOptions: ParsableArguments {
         let security = options.securityProtocolOptions
         for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }
         if insecure { sec_protocol_options_set_peer_authentication_required(security, false) }
+        if let pin = pin?.lowercased() {
+            sec_protocol_options_set_verify_block(security, { _, trust, complete in
+                complete(trust.certificates.first.map { SHA256.hex($0.derData) } == pin)
+            }, DispatchQueue(label: "nwcat.pin"))
+        }
         if let cert, let key {
             let chain = try String(contentsOfFile: cert, encoding: .utf8)
             let privateKey = try String(contentsOfFile: key, encoding: .utf8)
