@@ -157,6 +157,30 @@ struct TLSInteropTests {
         connection.cancel()
     }
 
+    @Test("a server that speaks first: data right behind the handshake is not lost")
+    func serverSpeaksFirst() async throws {
+        let identity = try Identity.make()
+        guard let openssl = Self.openssl() else { return }
+        let port = try freePort()
+        // Without -rev, s_server sends its standard input to the client as soon as it connects.
+        let server = try Socat(
+            openssl, ["s_server", "-accept", "\(port)", "-cert", identity.certificatePath, "-key", identity.keyPath, "-quiet"],
+            input: Data("220 banner\n".utf8))
+        defer { server.stop() }
+        try await waitUntilBound(port: port, udp: false)
+        let connection = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: try identity.certificateDER))
+        let banner: String? = await withCheckedContinuation { continuation in
+            // Issued before start: it must get the banner however early it arrives.
+            connection.receive(minimumIncompleteLength: 11, maximumLength: 100) { data, _, _, _ in
+                continuation.resume(returning: data.map { String(decoding: $0, as: UTF8.self) })
+            }
+            connection.start(queue: DispatchQueue(label: "banner"))
+        }
+        #expect(banner == "220 banner\n")
+        connection.cancel()
+    }
+
     @Test("a verify block that rejects fails with errSSLBadCert")
     func verifyBlockRejects() async throws {
         let identity = try Identity.make()
