@@ -9,19 +9,22 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Shared helpers: argument parsing, JSON result line, RSS, rlimit, clock.
         .target(name: "BenchSupport", dependencies: ["CBenchShims"]),
         .target(name: "CBenchShims"),
-        // Scenario drivers written against plain SwiftNIO (NIOPosix bootstraps).
+        // Scenario drivers written against plain SwiftNIO (NIOPosix bootstraps; NIOSSL for TLS).
         .target(
             name: "NIOClients",
             dependencies: [
                 "BenchSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Scenario drivers written against our Network module (Apple's classic API).

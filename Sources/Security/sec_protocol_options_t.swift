@@ -24,6 +24,10 @@ public final class sec_protocol_options_t: Sendable {
         package var peerAuthenticationRequired: Bool?
         package var preSharedKeys: [(key: [UInt8], identity: [UInt8])] = []
         package var cipherSuites: [UInt16] = []
+        package var challengeBlock: sec_protocol_challenge_t?
+        package var challengeQueue: DispatchQueue?
+        /// Apple knobs the engine does not act on, recorded for inspection.
+        package var ignoredKnobs: [String: Bool] = [:]
     }
 
     package let settings = Mutex(Settings())

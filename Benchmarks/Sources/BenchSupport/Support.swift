@@ -25,14 +25,15 @@ public struct Options: Sendable {
     public var threads = 0  // NIO only: 0 = MultiThreadedEventLoopGroup.singleton
     public var window = 1  // Network bulk only: sends outstanding
     public var pendingReceive = true  // Network mem only: one receive pending per idle connection
-    public var sharedParameters = false  // Network mem only: one NWParameters object for all connections
+    public var sharedParameters = false  // Network mem and tls-handshake: one NWParameters object for all connections
+    public var verifyBlock = false  // Network TLS only: accept the certificate in a verify block instead of peer_authentication_required = false
     public var name: String?
 
     public init(scenario: String) { self.scenario = scenario }
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|mem [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2
@@ -52,6 +53,7 @@ public struct Options: Sendable {
             case "--window": o.window = max(1, Int(v)!)
             case "--pending-receive": o.pendingReceive = v == "1" || v == "true"
             case "--shared-parameters": o.sharedParameters = v == "1" || v == "true"
+            case "--verify-block": o.verifyBlock = v == "1" || v == "true"
             case "--name": o.name = v
             default: fail("unknown option \(k)")
             }
@@ -65,6 +67,12 @@ public func fail(_ message: String) -> Never {
     var line = message + "\n"
     line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
     exit(1)
+}
+
+/// Writes `message` to stderr as is.
+public func fputsStderr(_ message: String) {
+    var line = message
+    line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
 }
 
 /// Monotonic seconds.

@@ -104,14 +104,18 @@ final class BulkHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let chunk: ByteBuffer
+    private let endMarker: Bool
     private var deadline = NIODeadline.distantFuture
     private var promise: EventLoopPromise<UInt64>?
     private var finished = false
     private var reply = ByteBuffer()
     private(set) var sent: UInt64 = 0
 
-    init(chunkSize: Int) {
+    /// `endMarker`: end the transfer with one 0x00 byte (the TLS sink's end of transfer) instead
+    /// of a FIN.
+    init(chunkSize: Int, endMarker: Bool = false) {
         self.chunk = ByteBuffer(repeating: UInt8(ascii: "b"), count: chunkSize)
+        self.endMarker = endMarker
     }
 
     func start(context: ChannelHandlerContext, duration: TimeAmount, promise: EventLoopPromise<UInt64>) {
@@ -124,7 +128,11 @@ final class BulkHandler: ChannelInboundHandler {
         while !self.finished && context.channel.isWritable {
             if NIODeadline.now() >= self.deadline {
                 self.finished = true
-                context.close(mode: .output, promise: nil)  // FIN: the sink answers with its byte count
+                if self.endMarker {
+                    context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(integer: UInt8(0))), promise: nil)
+                } else {
+                    context.close(mode: .output, promise: nil)  // FIN: the sink answers with its byte count
+                }
                 return
             }
             context.writeAndFlush(self.wrapOutboundOut(self.chunk), promise: nil)
@@ -176,6 +184,11 @@ public func nioBulk(group: EventLoopGroup, host: String, port: Int, chunkSize: I
             }
         }
         .connect(host: host, port: port).wait()
+    return try measureBulk(channel: channel, duration: duration)
+}
+
+/// Starts the `BulkHandler` in `channel`'s pipeline and waits for the sink's count.
+func measureBulk(channel: Channel, duration: Double) throws -> BulkResult {
     let promise = channel.eventLoop.makePromise(of: UInt64.self)
     let c0 = cpuTimes(), t0 = nowSeconds()
     channel.eventLoop.execute {

@@ -121,11 +121,15 @@ private final class BulkState: @unchecked Sendable {  // touched only on the con
 
 /// One connection to the sink. Sends `chunkSize`-byte Data, the next one from the `.contentProcessed`
 /// completion of the previous (`window` sends outstanding), until the duration is over; then a
-/// final message (FIN) and a receive of the sink's 8-byte count.
-public func nwBulk(host: String, port: Int, chunkSize: Int, duration: Double, window: Int = 1) -> NWBulkResult {
+/// final message (FIN) and a receive of the sink's 8-byte count. `endMarker` (the TLS sink): end
+/// with one 0x00 byte instead of the final message.
+public func nwBulk(
+    host: String, port: Int, chunkSize: Int, duration: Double, window: Int = 1,
+    parameters: NWParameters = tcpParameters(), endMarker: Bool = false
+) -> NWBulkResult {
     let queue = DispatchQueue(label: "bench.bulk")
     let (h, p) = endpoint(host, port)
-    let connection = NWConnection(host: h, port: p, using: tcpParameters())
+    let connection = NWConnection(host: h, port: p, using: parameters)
     startAndWaitReady([connection], queue: queue)
     let chunk = Data(repeating: UInt8(ascii: "b"), count: chunkSize)
     let state = BulkState()
@@ -146,7 +150,11 @@ public func nwBulk(host: String, port: Int, chunkSize: Int, duration: Double, wi
             }
             done.countDown()
         }
-        connection.send(content: nil, contentContext: .finalMessage, isComplete: true, completion: .contentProcessed { _ in })
+        if endMarker {
+            connection.send(content: Data([0]), completion: .contentProcessed { _ in })
+        } else {
+            connection.send(content: nil, contentContext: .finalMessage, isComplete: true, completion: .contentProcessed { _ in })
+        }
     }
 
     @Sendable func sendOne() {

@@ -47,6 +47,20 @@ case "mem":
                 "heap_per_conn": Double(heap1 - heap0) / Double(o.conns)])
     _ = warm
     exitProcess(0)  // the kernel closes the sockets
+case "tls-bulk":
+    let r = nwTLSBulk(host: o.host, port: o.port + 300, chunkSize: o.size, duration: o.duration, window: o.window,
+                      verifyBlock: o.verifyBlock)
+    if r.bytes == 0 { fail("tls-bulk: the sink's byte count never arrived") }
+    emit(impl: impl, scenario: o.name ?? "tls-bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
+         ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
+case "tls-handshake":
+    let client = NWTLSHandshakeClient(host: o.host, port: o.port + 300, verifyBlock: o.verifyBlock,
+                                      sharedParameters: o.sharedParameters)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    if control.errors > 0 { fail("tls-handshake: \(control.errors) handshakes failed") }
+    emit(impl: impl, scenario: o.name ?? "tls-handshake", value: r.perSecond, unit: "handshakes/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
 default:
     fail("unknown scenario \(o.scenario)")
 }

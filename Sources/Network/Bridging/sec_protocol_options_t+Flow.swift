@@ -29,6 +29,19 @@ extension sec_protocol_options_t {
                 queue.async { block(metadata, trust, complete) }
             }
         }
+        if let challenge = snapshot.challengeBlock {
+            let queue = snapshot.challengeQueue ?? DispatchQueue.global()
+            let serverName = snapshot.serverName
+            tls.challenge = { complete in
+                let metadata = sec_protocol_metadata_t(
+                    negotiatedProtocol: nil, negotiatedVersion: nil, peerCertificates: [], serverName: serverName)
+                queue.async {
+                    challenge(metadata) { identity in
+                        complete(identity.map { (certificates: $0.certificateChain.map { Array($0) }, key: Array($0.privateKeyDER)) })
+                    }
+                }
+            }
+        }
         return tls
     }
 }

@@ -174,6 +174,21 @@ final class Establishment: @unchecked Sendable {
         return options
     }
 
+    /// Asks the challenge block (if any) for the client identity before the handshake.
+    private static func resolveChallenge(_ tls: FlowTLSConfiguration, on eventLoop: EventLoop) -> EventLoopFuture<FlowTLSConfiguration> {
+        guard let challenge = tls.challenge else { return eventLoop.makeSucceededFuture(tls) }
+        let promise = eventLoop.makePromise(of: FlowTLSConfiguration.self)
+        challenge { identity in
+            var settings = tls
+            if let identity {
+                settings.certificateChain = identity.certificates
+                settings.privateKey = identity.key
+            }
+            promise.succeed(settings)
+        }
+        return promise.futureResult
+    }
+
     private func localAddress(for remote: SocketAddress) throws -> SocketAddress? {
         guard let local = configuration.localTarget else { return nil }
         switch local {
@@ -225,7 +240,9 @@ final class Establishment: @unchecked Sendable {
             let hostName = tls.serverName ?? configuration.target.hostName
             return bootstrap.connect(to: address).flatMap { channel in
                 let started = NIODeadline.now()
-                return TLSStack.startClient(on: channel, settings: tls, hostName: hostName).map { facts in
+                return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName)
+                }.map { facts in
                     self.tlsFacts = facts
                     self.tlsHandshakeDuration = .now() - started
                     return channel

@@ -14,6 +14,8 @@ package struct FlowTLSConfiguration: Sendable {
     package var privateKey: [UInt8]?
     /// Client: false skips server verification. Server: true requires a client certificate.
     package var peerAuthenticationRequired: Bool?
+    /// Supplies the client identity (certificates DER, key DER) just before the handshake.
+    package var challenge: (@Sendable (_ complete: @escaping @Sendable ((certificates: [[UInt8]], key: [UInt8])?) -> Void) -> Void)?
     /// TLS 1.2 pre-shared keys with their identities (UTF-8).
     package var preSharedKeys: [(key: [UInt8], identity: String)] = []
     /// Offered cipher suites (IANA numbers), in order; empty for the defaults.

@@ -241,6 +241,21 @@ struct TLSInteropTests {
         #expect(await Self.exchange(good, "mtls\n") == "sltm\n")
         good.cancel()
 
+        // The same identity supplied through a challenge block.
+        let challenged = Self.pinned(to: try serverIdentity.certificateDER)
+        let challengedOptions = challenged.defaultProtocolStack.applicationProtocols[0] as! NWProtocolTLS.Options
+        let clientSecIdentity = try clientIdentity.secIdentity
+        let asked = Mutex(0)
+        sec_protocol_options_set_challenge_block(challengedOptions.securityProtocolOptions, { _, complete in
+            asked.withLock { $0 += 1 }
+            complete(clientSecIdentity)
+        }, DispatchQueue(label: "challenge"))
+        let viaChallenge = NWConnection(host: "localhost", port: endpoint, using: challenged)
+        #expect(await Self.settle(viaChallenge) == .ready)
+        #expect(await Self.exchange(viaChallenge, "block\n") == "kcolb\n")
+        #expect(asked.withLock { $0 } == 1)
+        viaChallenge.cancel()
+
         // Without a certificate the server aborts: the handshake (or the first read, with
         // TLS 1.3's late client authentication) fails with a TLS error, never plaintext.
         let bad = NWConnection(host: "localhost", port: endpoint, using: Self.pinned(to: try serverIdentity.certificateDER))
