@@ -6,8 +6,8 @@
 # Knobs (environment): DURATION (s, default 3), WARMUP (s, 0.5), REPS (3), MEM_REPS (3),
 # MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
 # PIN (same | split | none; default same), ONLY (comma-separated scenarios: rr1,rr100,bulk,
-# udp64-single,udp64-batch,udp1200-single,udp1200-batch,mem), SUITE (1 = also run
-# `swift package benchmark`, default 1).
+# udp64-single,udp64-batch,udp1200-single,udp1200-batch,tls-bulk,tls-handshake,mem), SUITE (1 =
+# also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,12 +36,31 @@ for tool in gcc swift python3 taskset; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
 done
 
+# 0. OpenSSL: headers and libraries for the C TLS programs, the `openssl` tool for the
+#    certificate and the `openssl s_time` baseline (Debian/Ubuntu packages; installed if missing).
+deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+if [ ! -f /usr/include/openssl/ssl.h ] || ! command -v openssl >/dev/null; then
+    missing=()
+    for p in libssl-dev openssl; do deb_installed "$p" || missing+=("$p"); done
+    if [ ${#missing[@]} -gt 0 ]; then
+        command -v apt-get >/dev/null || { echo "install ${missing[*]} (OpenSSL headers and tool)" >&2; exit 1; }
+        SUDO=()
+        [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+        log "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-cache show "${missing[@]}" >/dev/null 2>&1 || "${SUDO[@]}" apt-get update -qq
+        "${SUDO[@]}" apt-get install -y -qq --no-install-recommends --no-upgrade "${missing[@]}" >/dev/null
+    fi
+fi
+
 # 1. C baselines
 log "building C programs (gcc -O2)"
 mkdir -p .build/c
 for src in C/*.c; do
     name="$(basename "$src" .c)"
-    gcc -O2 -Wall -Wextra -o ".build/c/$name" "$src"
+    libs=()
+    case "$name" in tls_*) libs=(-lssl -lcrypto) ;; esac
+    gcc -O2 -Wall -Wextra -o ".build/c/$name" "$src" "${libs[@]}"
 done
 
 # 2. Swift: plain NIO client (must build), Network client (may not build yet)

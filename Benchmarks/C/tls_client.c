@@ -13,6 +13,7 @@
  *                             the next; value = completed handshakes/s over the measured window
  */
 #include "common.h"
+#include <dirent.h>
 #include <signal.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -91,6 +92,17 @@ static void run_bulk(struct opts o) {
     emit(IMPL, o.name ? o.name : "tls-bulk", (double)got / secs / 1048576.0, "MiB/s", (double)got, secs, u1 - u0, s1 - s0, NULL);
 }
 
+/* File descriptors this process has open (entries of /proc/self/fd, less the one reading it). */
+static int open_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;
+}
+
 static void run_handshake(struct opts o) {
     SSL_CTX *ctx = make_ctx();
     double start = now_s(), warm_end = start + o.warmup, end = warm_end + o.duration;
@@ -110,8 +122,10 @@ static void run_handshake(struct opts o) {
     }
     cpu_times(&u1, &s1);
     double secs = t1 - t0;
+    char extra[96];
+    snprintf(extra, sizeof extra, "\"handshakes_total\":%ld,\"open_fds\":%d", ops, open_fds());
     emit(IMPL, o.name ? o.name : "tls-handshake", (double)(ops - ops0) / secs, "handshakes/s", (double)(ops - ops0), secs,
-         u1 - u0, s1 - s0, NULL);
+         u1 - u0, s1 - s0, extra);
 }
 
 int main(int argc, char **argv) {

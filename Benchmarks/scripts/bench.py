@@ -10,10 +10,14 @@ import datetime
 import json
 import os
 import platform
+import re
+import resource
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,9 +25,13 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IMPL_LABEL = {
     "c-blocking": "C, blocking sockets",
     "c-epoll": "C, epoll",
+    "c-openssl": "C, OpenSSL (blocking sockets)",
+    "c-s_time": "C, `openssl s_time -new`",
     "nio": "SwiftNIO",
     "network": "Network (this package)",
 }
+
+TLS_SCENARIOS = ("tls-bulk", "tls-handshake")
 
 
 def scenarios(a):
@@ -43,6 +51,10 @@ def scenarios(a):
         s.append((f"udp{size}-batch", f"UDP {size}-byte datagrams sent in batches of 64 (C sendmmsg; NIO write x64 + flush; Network batch {{ }})",
                   "dgrams/s", "higher",
                   ["udp", "--size", str(size), "--batch", "64", "--batched", "1"] + timed, ["c-blocking", "nio", "network"]))
+    s.append(("tls-bulk", f"bulk TLS 1.3 (AES-128-GCM), 64 KiB writes, one direction, {a.duration:g} s, counted by the TLS sink",
+              "MiB/s", "higher", ["tls-bulk", "--size", "65536", "--duration", d], ["c-openssl", "nio", "network"]))
+    s.append(("tls-handshake", "sequential TLS 1.3 handshakes (new TCP connection + full handshake, X25519 + ECDSA P-256, then close)",
+              "handshakes/s", "higher", ["tls-handshake"] + timed, ["c-openssl", "c-s_time", "nio", "network"]))
     s.append(("mem", f"resident memory per idle TCP connection, {a.mem_conns} connections", "B/conn", "lower",
               ["mem", "--conns", str(a.mem_conns), "--nports", "10"], ["c-blocking", "c-epoll", "nio", "network"]))
     return s
@@ -52,6 +64,7 @@ def binary(impl):
     return {
         "c-blocking": os.path.join(HERE, ".build/c/client_blocking"),
         "c-epoll": os.path.join(HERE, ".build/c/client_epoll"),
+        "c-openssl": os.path.join(HERE, ".build/c/tls_client"),
         "nio": os.path.join(HERE, ".build/release/nio-bench"),
         "network": os.path.join(HERE, ".build/release/nw-bench"),
     }[impl]
@@ -66,7 +79,69 @@ def udp_stats(port):
         return None
 
 
+def tls_stats(port):
+    """The TLS server's counters: (handshakes, application bytes)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port + 301), timeout=2) as s:
+            f = s.makefile().readline().split()
+            return int(f[1]), int(f[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def make_certificate():
+    """A throwaway ECDSA P-256 certificate for the TLS server, in a new temporary directory."""
+    d = tempfile.mkdtemp(prefix="netbench-tls.")
+    cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return d, cert, key
+
+
+def run_s_time(a, client_pin):
+    """`openssl s_time -new` against the TLS server: connections per wall-clock second of the whole
+    process (its own timer has 1 s resolution and its rate is per user-CPU second)."""
+    seconds = max(1, round(a.duration))
+    cmd = client_pin + ["openssl", "s_time", "-connect", f"127.0.0.1:{a.port + 300}", "-new", "-time", str(seconds)]
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {a.timeout} s"
+    wall = time.monotonic() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = re.search(r"(\d+) connections in [\d.]+s;", p.stdout)
+    if p.returncode != 0 or not m:
+        return None, f"exit {p.returncode}: {(p.stdout + p.stderr).strip()[-300:]}"
+    n = int(m.group(1))
+    return {"impl": "c-s_time", "scenario": "tls-handshake", "value": n / wall, "unit": "handshakes/s", "ops": n,
+            "seconds": wall, "cpu_user": ru1.ru_utime - ru0.ru_utime, "cpu_sys": ru1.ru_stime - ru0.ru_stime,
+            "handshakes_total": n}, None
+
+
 def run_one(a, impl, name, args, client_pin):
+    if name in TLS_SCENARIOS:
+        before_tls = tls_stats(a.port)
+        if impl == "c-s_time":
+            r, err = run_s_time(a, client_pin)
+        else:
+            if impl == "c-openssl":
+                args = [args[0][len("tls-"):]] + args[1:]  # tls_client bulk|handshake
+            r, err = run_cli(a, impl, name, args, client_pin)
+        if r is not None and before_tls is not None:
+            time.sleep(0.2)
+            after_tls = tls_stats(a.port)
+            if after_tls is not None:
+                r["server_handshakes"] = after_tls[0] - before_tls[0]
+                r["server_bytes"] = after_tls[1] - before_tls[1]
+        return r, err
+    return run_cli(a, impl, name, args, client_pin)
+
+
+def run_cli(a, impl, name, args, client_pin):
     cmd = client_pin + [binary(impl)] + args + ["--port", str(a.port), "--name", name]
     before = udp_stats(a.port) if name.startswith("udp") else None
     try:
@@ -141,6 +216,18 @@ def main():
     scen = scenarios(a)
     only = set(x for x in a.only.split(",") if x)
     impls_only = set(x for x in a.impls.split(",") if x)
+
+    # The TLS server (its own process, same placement), only when a TLS scenario runs.
+    tls_server, cert_dir = None, None
+    if any(name in TLS_SCENARIOS and (not only or name in only) for name, *_ in scen):
+        cert_dir, cert, key = make_certificate()
+        tls_server = subprocess.Popen(server_pin + [os.path.join(HERE, ".build/c/tls_server"), "--port", str(a.port),
+                                                    "--cert", cert, "--key", key],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if tls_server.stdout.readline().strip() != "ready":
+            server.terminate()
+            sys.exit("TLS server did not start: " + tls_server.stderr.read())
+
     started = time.time()
     try:
         for name, _, _, _, args, impls in scen:
@@ -166,6 +253,11 @@ def main():
     finally:
         server.terminate()
         server.wait()
+        if tls_server is not None:
+            tls_server.terminate()
+            tls_server.wait()
+        if cert_dir is not None:
+            shutil.rmtree(cert_dir, ignore_errors=True)
     total = time.time() - started
 
     with open(a.json_out, "w") as f:
@@ -197,13 +289,20 @@ def write_report(a, scen, results, errors, total):
     swift = swift[0] if swift else "?"
     rev = subprocess.run(["git", "-C", os.path.dirname(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
     dirty = subprocess.run(["git", "-C", os.path.dirname(HERE), "status", "--porcelain", "--", "Sources"], capture_output=True, text=True).stdout.strip()
-    nio_version = "?"
+    nio_version, nio_ssl_version = "?", "?"
     try:
         for pin in json.load(open(os.path.join(HERE, "Package.resolved")))["pins"]:
             if pin["identity"] == "swift-nio":
                 nio_version = pin["state"].get("version", "?")
+            if pin["identity"] == "swift-nio-ssl":
+                nio_ssl_version = pin["state"].get("version", "?")
     except (OSError, ValueError, KeyError):
         pass
+    ran = [name for name, *_ in scen if not a.only or name in a.only.split(",")]
+    tls_ran = any(name in TLS_SCENARIOS for name in ran)
+    openssl_version = "?"
+    if tls_ran:
+        openssl_version = subprocess.run(["openssl", "version"], capture_output=True, text=True).stdout.split(" (Library")[0].strip() or "?"
 
     out.append("# Benchmark results\n")
     out.append(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
@@ -221,6 +320,12 @@ def write_report(a, scen, results, errors, total):
                f"Total measuring time {total:.0f} s.")
     out.append("- Server for every client: `C/server.c` (single-threaded epoll echo / sink / UDP sink). "
                "Client CPU = user+sys CPU time of the client process per operation, measured over the same window.")
+    if tls_ran:
+        out.append(f"- TLS: one server for every TLS client, `C/tls_server.c` (single-threaded epoll, {openssl_version}; "
+                   "TLS 1.3 only, TLS_AES_128_GCM_SHA256, X25519, a fresh self-signed ECDSA P-256 certificate per run, "
+                   "no session tickets or resumption). Clients: C with OpenSSL (`C/tls_client.c`), plain NIO with "
+                   f"swift-nio-ssl {nio_ssl_version} (BoringSSL inside), Network (its TLS is swift-nio-ssl too). "
+                   "No client verifies the certificate.")
     if a.network_missing:
         out.append(f"- **Network client not measured**: {a.network_missing}")
     out.append("")
@@ -233,6 +338,8 @@ def write_report(a, scen, results, errors, total):
         ("Round trips, 1 connection: Network ≥ 0.9 × NIO", nw_nio("rr1"), lambda r: r >= 0.9, "{:.2f}×"),
         ("Round trips, 100 connections: Network ≥ 0.9 × NIO", nw_nio("rr100"), lambda r: r >= 0.9, "{:.2f}×"),
         ("Bulk TCP: Network ≥ 0.95 × NIO", nw_nio("bulk"), lambda r: r >= 0.95, "{:.2f}×"),
+        ("Bulk TLS: Network ≥ 0.9 × NIOSSL", nw_nio("tls-bulk"), lambda r: r >= 0.9, "{:.2f}×"),
+        ("TLS handshakes per second: Network ≥ 0.8 × NIOSSL", nw_nio("tls-handshake"), lambda r: r >= 0.8, "{:.2f}×"),
     ]
     for size in a.udp_sizes:
         targets.append((f"UDP {size} B with batch: Network batch ≥ 1.0 × NIO batched writes", nw_nio(f"udp{size}-batch"),
@@ -255,13 +362,23 @@ def write_report(a, scen, results, errors, total):
         if a.only and name not in a.only.split(","):
             continue
         out.append(f"### {name}: {title}\n")
-        out.append(f"Unit: {unit} ({better} is better). Client command: `<client> {' '.join(args)} --port {a.port}`\n")
+        if name in TLS_SCENARIOS:
+            cmds = f"`nio-bench|nw-bench {' '.join(args)} --port {a.port}`, C: `tls_client {' '.join([args[0][4:]] + args[1:])} --port {a.port}`"
+            if "c-s_time" in impls:
+                cmds += f", `openssl s_time -connect 127.0.0.1:{a.port + 300} -new -time {max(1, round(a.duration))}`"
+            out.append(f"Unit: {unit} ({better} is better). Client commands: {cmds}\n")
+        else:
+            out.append(f"Unit: {unit} ({better} is better). Client command: `<client> {' '.join(args)} --port {a.port}`\n")
         if name == "mem":
             out.append("| implementation | median B/conn (RSS) | min–max | malloc heap B/conn (mallinfo2) | RSS before → after (median run) | connect time |")
             out.append("|---|---:|---:|---:|---:|---:|")
         elif name.startswith("udp"):
             out.append("| implementation | median | min–max | client CPU µs/op | delivered to sink |")
             out.append("|---|---:|---:|---:|---:|")
+        elif name == "tls-handshake":
+            out.append("| implementation | median | min–max | client CPU µs/handshake | server-counted / client-counted handshakes "
+                       "| client fds still open at the end / handshakes |")
+            out.append("|---|---:|---:|---:|---:|---:|")
         else:
             out.append("| implementation | median | min–max | client CPU µs/op |")
             out.append("|---|---:|---:|---:|")
@@ -269,6 +386,8 @@ def write_report(a, scen, results, errors, total):
             label = IMPL_LABEL[impl]
             if name.startswith("udp") and impl == "c-blocking":
                 label = "C, sendmmsg" if name.endswith("batch") else "C, send()"
+            if name in TLS_SCENARIOS and impl == "nio":
+                label = "SwiftNIO + NIOSSL"
             rs = results.get((name, impl))
             if not rs:
                 why = "not yet measured"
@@ -276,7 +395,7 @@ def write_report(a, scen, results, errors, total):
                     why = "failed: " + errors[(name, impl)][0].replace("|", "/")[:160]
                 elif impl == "network" and a.network_missing:
                     why = "not yet measured (" + a.network_missing + ")"
-                cols = 5 if name == "mem" else (4 if name.startswith("udp") else 3)
+                cols = 5 if name in ("mem", "tls-handshake") else (4 if name.startswith("udp") else 3)
                 out.append(f"| {label} | {why} |" + " |" * (cols - 1))
                 continue
             vals = sorted(r["value"] for r in rs)
@@ -296,23 +415,34 @@ def write_report(a, scen, results, errors, total):
             if name.startswith("udp"):
                 fr = [r["sink_received"] / r["sent_total"] for r in rs if r.get("sink_received") is not None and r.get("sent_total")]
                 row += f" {statistics.median(fr) * 100:.0f} % |" if fr else " — |"
+            if name == "tls-handshake":
+                fr = [r["server_handshakes"] / r["handshakes_total"] for r in rs
+                      if r.get("server_handshakes") is not None and r.get("handshakes_total")]
+                row += f" {statistics.median(fr) * 100:.1f} % |" if fr else " — |"
+                fds = [r for r in rs if r.get("open_fds") is not None]
+                if fds:
+                    m = sorted(fds, key=lambda r: r["open_fds"])[len(fds) // 2]
+                    row += f" {m['open_fds']:,.0f} / {m['handshakes_total']:,.0f} |"
+                else:
+                    row += " — |"
             out.append(row)
         out.append("")
         # ratios
         nw, nio = median_of(results, name, "network"), median_of(results, name, "nio")
-        cs = [(c, median_of(results, name, c)) for c in ("c-epoll", "c-blocking") if c in impls]
-        cname = {"c-epoll": "C epoll", "c-blocking": "C blocking"}
+        cs = [(c, median_of(results, name, c)) for c in ("c-epoll", "c-blocking", "c-openssl", "c-s_time") if c in impls]
+        cname = {"c-epoll": "C epoll", "c-blocking": "C blocking", "c-openssl": "C OpenSSL", "c-s_time": "openssl s_time"}
         if name.startswith("udp"):
             cname["c-blocking"] = "C sendmmsg" if name.endswith("batch") else "C send()"
+        nio_name = "NIOSSL" if name in TLS_SCENARIOS else "NIO"
         parts = []
         r = ratio(nw, nio)
-        parts.append(f"Network / NIO = {r:.2f}" if r is not None else "Network / NIO = —")
+        parts.append(f"Network / {nio_name} = {r:.2f}" if r is not None else f"Network / {nio_name} = —")
         for c, cv in cs:
             r = ratio(nw, cv)
             parts.append(f"Network / {cname[c]} = {r:.2f}" if r is not None else f"Network / {cname[c]} = —")
         for c, cv in cs:
             r = ratio(nio, cv)
-            parts.append(f"NIO / {cname[c]} = {r:.2f}" if r is not None else f"NIO / {cname[c]} = —")
+            parts.append(f"{nio_name} / {cname[c]} = {r:.2f}" if r is not None else f"{nio_name} / {cname[c]} = —")
         out.append("Ratios (of medians" + (", lower is better" if better == "lower" else "") + "): " + "; ".join(parts) + "\n")
 
     if a.suite and os.path.exists(a.suite):

@@ -105,6 +105,18 @@ public func residentBytes() -> Int {
     return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
+/// File descriptors this process has open (entries of /proc/self/fd, less the one reading it).
+public func openFileDescriptorCount() -> Int {
+    guard let dir = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(dir) }
+    var n = 0
+    while let entry = readdir(dir) {
+        let isDot = withUnsafeBytes(of: entry.pointee.d_name) { $0.first == UInt8(ascii: ".") }
+        if !isDot { n += 1 }
+    }
+    return n - 1
+}
+
 /// Bytes handed out by malloc (glibc mallinfo2: all arenas + mmapped chunks).
 public func heapInUseBytes() -> Int { Int(cbench_heap_in_use()) }
 

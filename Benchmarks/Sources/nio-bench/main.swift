@@ -56,8 +56,11 @@ case "tls-handshake":
     let control = RunControl(activeConnections: 1)
     let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
     if control.errors > 0 { fail("tls-handshake: \(control.errors) handshakes failed") }
+    // Sockets of closed (cancelled) connections the process still holds at the end of the run.
+    let fds = openFileDescriptorCount()
     emit(impl: impl, scenario: o.name ?? "tls-handshake", value: r.perSecond, unit: "handshakes/s", ops: Double(r.ops),
-         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["handshakes_total": Double(r.totalOps), "open_fds": Double(fds)])
 default:
     fail("unknown scenario \(o.scenario)")
 }
