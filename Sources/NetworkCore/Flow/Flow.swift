@@ -450,6 +450,14 @@ package final class Flow: @unchecked Sendable {
                     channel.close(promise: nil)
                 }
             } else {
+                // A TLS close waits for the peer's close_notify: let the socket read it (reads
+                // are on demand otherwise) and close on the peer's FIN (half-closure would keep
+                // it open), or the socket lingers in CLOSE-WAIT until NIOSSL's 5 s timeout.
+                if receives.mode == .stream {
+                    // (Datagram channels have no such option: NIO traps on it.)
+                    try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+                    try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+                }
                 channel.close(promise: nil)
             }
         case .shared(_, _, let release):

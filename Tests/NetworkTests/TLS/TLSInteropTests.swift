@@ -397,6 +397,48 @@ struct TLSInteropTests {
         listener.cancel()
     }
 
+    @Test("cancelled TLS connections release their sockets promptly (close_notify is read)")
+    func tlsCancelReleasesDescriptors() async throws {
+        let identity = try Identity.make()
+        let tls = NWProtocolTLS.Options()
+        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try identity.secIdentity)
+        let listener = try NWListener(using: NWParameters(tls: tls))
+        let queue = DispatchQueue(label: "tls-cycles")
+        listener.newConnectionHandler = { connection in
+            connection.start(queue: queue)
+            connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { _, _, _, _ in connection.cancel() }
+        }
+        let ready = AsyncStream<UInt16>.makeStream()
+        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
+        listener.start(queue: queue)
+        var iterator = ready.stream.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let certificate = try identity.certificateDER
+
+        func openDescriptors() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        }
+        // Warm up once so lazily created descriptors (event loops, thread pool) are counted.
+        let warm = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: certificate))
+        #expect(await Self.settle(warm) == .ready)
+        warm.cancel()
+        try await Task.sleep(for: .milliseconds(300))
+        let before = openDescriptors()
+        for _ in 0..<30 {
+            let connection = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: certificate))
+            #expect(await Self.settle(connection) == .ready)
+            connection.cancel()
+        }
+        // Well under NIOSSL's 5 s shutdown timeout.
+        var after = openDescriptors()
+        for _ in 0..<20 where after > before + 4 {
+            try await Task.sleep(for: .milliseconds(100))
+            after = openDescriptors()
+        }
+        #expect(after <= before + 4, "descriptors before \(before), after \(after)")
+        listener.cancel()
+    }
+
     @Test("a server that stalls mid-handshake hits the connection timeout")
     func stalledHandshakeTimesOut() async throws {
         // Listening, never accepting, never answering the ClientHello.
