@@ -6,7 +6,17 @@ package struct FlowReport: Sendable {
     package var readyTime: NIODeadline?
     /// Establishment attempts made (1 + restarts).
     package var attemptCount = 0
-    package var resolution: ResolutionReport?
+    /// Boxed: most flows (address literals, inbound) have none, and it is large inline.
+    package var resolution: ResolutionReport? {
+        get { resolutionBox?.report }
+        set { resolutionBox = newValue.map(ResolutionBox.init) }
+    }
+    private var resolutionBox: ResolutionBox?
+
+    private final class ResolutionBox: Sendable {
+        let report: ResolutionReport
+        init(_ report: ResolutionReport) { self.report = report }
+    }
     package var handshakeDuration: TimeAmount?
     /// The TLS handshake, when the stack has TLS.
     package var tlsHandshakeDuration: TimeAmount?
