@@ -119,6 +119,28 @@ struct TLSInteropTests {
         return NWParameters(tls: tls)
     }
 
+    /// Starts `listener` on `queue` and returns its port once it is ready.
+    static func start(_ listener: NWListener, queue: DispatchQueue) async throws -> UInt16 {
+        let ready = AsyncStream<UInt16>.makeStream()
+        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
+        listener.start(queue: queue)
+        var iterator = ready.stream.makeAsyncIterator()
+        return try #require(await iterator.next())
+    }
+
+    /// Each inbound connection echoes its first message back as its final message.
+    static func echoOnce(on listener: NWListener, queue: DispatchQueue) {
+        listener.newConnectionHandler = { connection in
+            connection.stateUpdateHandler = { state in
+                guard state == .ready else { return }
+                connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { data, _, _, _ in
+                    connection.send(content: data, contentContext: .finalMessage, completion: .contentProcessed { _ in })
+                }
+            }
+            connection.start(queue: queue)
+        }
+    }
+
     @Test("a self-signed server is refused by default with a TLS error, never plaintext")
     func selfSignedRefused() async throws {
         let identity = try Identity.make()
@@ -287,20 +309,8 @@ struct TLSInteropTests {
         }, DispatchQueue(label: "verify-client"))
         let listener = try NWListener(using: NWParameters(tls: tls))
         let queue = DispatchQueue(label: "mtls-listener")
-        listener.newConnectionHandler = { connection in
-            connection.stateUpdateHandler = { state in
-                guard state == .ready else { return }
-                connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { data, _, _, _ in
-                    connection.send(content: data, contentContext: .finalMessage, completion: .contentProcessed { _ in })
-                }
-            }
-            connection.start(queue: queue)
-        }
-        let ready = AsyncStream<UInt16>.makeStream()
-        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
-        listener.start(queue: queue)
-        var iterator = ready.stream.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        Self.echoOnce(on: listener, queue: queue)
+        let port = try await Self.start(listener, queue: queue)
 
         let trusted = try Socat(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof",
@@ -367,20 +377,8 @@ struct TLSInteropTests {
         guard let openssl = Self.openssl() else { return }
         let listener = try NWListener(using: Self.pskParameters(key: Self.pskKey, identity: "game"))
         let queue = DispatchQueue(label: "psk-listener")
-        listener.newConnectionHandler = { connection in
-            connection.stateUpdateHandler = { state in
-                guard state == .ready else { return }
-                connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { data, _, _, _ in
-                    connection.send(content: data, contentContext: .finalMessage, completion: .contentProcessed { _ in })
-                }
-            }
-            connection.start(queue: queue)
-        }
-        let ready = AsyncStream<UInt16>.makeStream()
-        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
-        listener.start(queue: queue)
-        var iterator = ready.stream.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        Self.echoOnce(on: listener, queue: queue)
+        let port = try await Self.start(listener, queue: queue)
 
         let client = try Socat(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-psk", Self.pskHex, "-psk_identity", "game",
@@ -408,11 +406,7 @@ struct TLSInteropTests {
             connection.start(queue: queue)
             connection.receive(minimumIncompleteLength: 1, maximumLength: 100) { _, _, _, _ in connection.cancel() }
         }
-        let ready = AsyncStream<UInt16>.makeStream()
-        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
-        listener.start(queue: queue)
-        var iterator = ready.stream.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let port = try await Self.start(listener, queue: queue)
         let certificate = try identity.certificateDER
 
         func openDescriptors() -> Int {
@@ -480,11 +474,7 @@ struct TLSInteropTests {
             }
             connection.start(queue: queue)
         }
-        let ready = AsyncStream<UInt16>.makeStream()
-        listener.stateUpdateHandler = { if $0 == .ready, let port = listener.port { ready.continuation.yield(port.rawValue) } }
-        listener.start(queue: queue)
-        var iterator = ready.stream.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let port = try await Self.start(listener, queue: queue)
         let client = try Socat(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-alpn", "echo", "-quiet", "-ign_eof"],
             input: Data("ping\n".utf8))
