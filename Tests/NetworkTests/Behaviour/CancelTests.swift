@@ -81,11 +81,7 @@ extension BehaviourTests {
 
         @Test("cancel while ready: pending receives complete with ECANCELED, in order, before cancelled")
         func cancelInReady() async throws {
-            let server = try RawSocket.tcpServer()
-            let log = EventLog(port: server.localPort)
-            log.start()
-            try await log.wait(for: .ready)
-            let peer = try await offload { try server.accept() }
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer()
             for index in 0..<3 { log.receive(index) }
             await pause(milliseconds: 50)
             log.connection.cancel()
@@ -106,11 +102,7 @@ extension BehaviourTests {
 
         @Test("cancel while failed")
         func cancelInFailed() async throws {
-            let server = try RawSocket.tcpServer()
-            let log = EventLog(port: server.localPort)
-            log.start()
-            try await log.wait(for: .ready)
-            let peer = try await offload { try server.accept() }
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer()
             peer.resetAndClose()
             try await log.waitForState("failed") { $0.isTerminal }
             log.connection.cancel()

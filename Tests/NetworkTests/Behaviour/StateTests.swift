@@ -8,6 +8,17 @@ import Testing
 /// Records every callback of one connection (states, receive and send completions) in the order
 /// they were delivered on the connection's queue.
 final class EventLog: Sendable {
+    /// A started connection to a raw TCP server, once ready, with the server and the accepted
+    /// peer socket (keep `server` alive for as long as the test needs the listening socket).
+    static func readyAgainstRawServer() async throws -> (log: EventLog, server: RawSocket, peer: RawSocket) {
+        let server = try RawSocket.tcpServer()
+        let log = EventLog(port: server.localPort)
+        log.start()
+        try await log.wait(for: .ready)
+        let peer = try await offload { try server.accept() }
+        return (log, server, peer)
+    }
+
     let events = Recorder<Event>()
     let connection: NWConnection
     let queue = DispatchQueue(label: "behaviour.events")
@@ -165,11 +176,7 @@ extension BehaviourTests {
 
         @Test("ready → failed(ECONNRESET) when the peer resets; a pending receive gets the error; cancel is still last")
         func peerResetFails() async throws {
-            let server = try RawSocket.tcpServer()
-            let log = EventLog(port: server.localPort)
-            log.start()
-            try await log.wait(for: .ready)
-            let peer = try await offload { try server.accept() }
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer()
             log.receive(0)
             await pause(milliseconds: 50)
             peer.resetAndClose()
@@ -190,11 +197,7 @@ extension BehaviourTests {
 
         @Test("ready → failed(ECONNRESET) on a peer reset even with no receive pending")
         func peerResetFailsWithoutPendingReceive() async throws {
-            let server = try RawSocket.tcpServer()
-            let log = EventLog(port: server.localPort)
-            log.start()
-            try await log.wait(for: .ready)
-            let peer = try await offload { try server.accept() }
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer()
             peer.resetAndClose()
             let state = try await log.waitForState("failed") { $0.isTerminal || $0.isWaiting }
             #expect(state == .failed(.posix(.ECONNRESET)))
@@ -204,11 +207,7 @@ extension BehaviourTests {
 
         @Test("a peer that vanishes mid-transfer gives failed(.posix(...)) and failed sends")
         func peerVanishesMidTransfer() async throws {
-            let server = try RawSocket.tcpServer()
-            let log = EventLog(port: server.localPort)
-            log.start()
-            try await log.wait(for: .ready)
-            let peer = try await offload { try server.accept() }
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer()
             // 32 MiB in flight: more than both kernel buffers hold while the peer reads little.
             let chunk = [UInt8](repeating: 0x5A, count: 256 * 1024)
             for index in 0..<128 { log.send(index, chunk) }
