@@ -77,6 +77,17 @@ static inline struct sockaddr_in make_addr(const char *host, int port) {
     return a;
 }
 
+/* A non-blocking TCP listener on every address (used by the echo/sink and TLS servers). */
+static inline int tcp_listen(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = make_addr("0.0.0.0", port);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) DIE("bind tcp %d", port);
+    if (listen(fd, 4096) < 0) DIE("listen");
+    return fd;
+}
+
 /* Options shared by the clients; parsed from --key value pairs. */
 struct opts {
     const char *scenario; /* rr, bulk, udp, mem */

@@ -42,16 +42,6 @@ static void close_fd(int fd) {
     close(fd);
 }
 
-static int tcp_listen(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = make_addr("0.0.0.0", port);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) DIE("bind tcp %d", port);
-    if (listen(fd, 4096) < 0) DIE("listen");
-    return fd;
-}
-
 static void set_events(int fd, uint32_t events) {
     struct epoll_event ev = {.events = events, .data.fd = fd};
     epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);

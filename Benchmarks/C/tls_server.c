@@ -59,16 +59,6 @@ static void close_fd(int fd) {
     close(fd);
 }
 
-static int tcp_listen(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = make_addr("0.0.0.0", port);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) DIE("bind tcp %d", port);
-    if (listen(fd, 4096) < 0) DIE("listen");
-    return fd;
-}
-
 /* Arms EPOLLOUT when OpenSSL waits for the socket to take data, EPOLLIN otherwise. */
 static void want(int fd, int write_side) {
     struct conn *c = &conns[fd];
