@@ -16,16 +16,40 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(
             name: "NetworkSystem",
             dependencies: []
         ),
+        // System libraries (pkg-config; installed by scripts/install-deps.sh).
+        .systemLibrary(
+            name: "CGnuTLS", path: "Sources/CGnuTLS", pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
+        .systemLibrary(
+            name: "CDuktape", path: "Sources/CDuktape", pkgConfig: "duktape",
+            providers: [.apt(["duktape-dev"])]
+        ),
+        .target(
+            name: "NetworkDNS",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "NetworkCore",
             dependencies: [
                 "NetworkSystem",
+                "NetworkDNS",
+                "CGnuTLS",
+                "CDuktape",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -54,14 +78,25 @@ let package = Package(
             dependencies: [
                 "Network",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "NetworkSystemTests", dependencies: ["NetworkSystem"]),
+        .testTarget(
+            name: "NetworkDNSTests",
+            dependencies: [
+                "NetworkDNS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "NetworkCoreTests",
             dependencies: [
                 "NetworkCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

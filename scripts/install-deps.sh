@@ -9,6 +9,10 @@ PACKAGES=(
   iproute2   # ip: network namespaces, veth, addresses for path tests
   procps     # ps/pkill-free process inspection used by test helpers
   openssl    # openssl s_server / s_client: real TLS peers, and test certificates
+  pkg-config       # finds the system libraries below for SwiftPM
+  libgnutls28-dev  # DTLS (CGnuTLS)
+  duktape-dev      # PAC files (CDuktape)
+  gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
 )
 PACKAGES+=("$@")
 
