@@ -17,8 +17,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(
@@ -78,15 +76,17 @@ let package = Package(
             dependencies: [
                 "Network",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CGnuTLS",
             ]
         ),
+        // Shared by the test targets: real peer processes, /proc readers, waiting helpers.
+        .target(name: "PeerSupport", path: "Tests/PeerSupport"),
         .testTarget(name: "NetworkSystemTests", dependencies: ["NetworkSystem"]),
         .testTarget(
             name: "NetworkDNSTests",
             dependencies: [
                 "NetworkDNS",
+                "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -95,6 +95,7 @@ let package = Package(
             name: "NetworkCoreTests",
             dependencies: [
                 "NetworkCore",
+                "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -104,6 +105,7 @@ let package = Package(
             dependencies: [
                 "Network",
                 "NetworkSystem",
+                "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Network
+import PeerSupport
 import Testing
 
 extension BehaviourTests {

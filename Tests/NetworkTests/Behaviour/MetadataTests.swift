@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import NIOCore
 import Network
+import PeerSupport
 import Testing
 
 extension BehaviourTests {

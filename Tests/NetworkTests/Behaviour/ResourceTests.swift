@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Network
 import Synchronization
+import PeerSupport
 import Testing
 
 /// A flag and a counter shared with a peer thread.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Network
+import PeerSupport
 import Testing
 
 extension BehaviourTests {
@@ -11,9 +12,9 @@ extension BehaviourTests {
     struct SocatInterop {
         @Test("TCP client ↔ socat echo server, including a clean half-close")
         func tcpClientToSocatEcho() async throws {
-            guard let socat = Socat.executable() else { return }
+            guard let socat = PeerProcess.executable() else { return }
             let port = try freePort()
-            let server = try Socat(socat, ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "EXEC:cat"])
+            let server = try PeerProcess(socat, ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "EXEC:cat"])
             defer { server.stop() }
             try await waitUntilBound(port: port, udp: false)
 
@@ -39,9 +40,9 @@ extension BehaviourTests {
 
         @Test("UDP client ↔ socat echo server")
         func udpClientToSocatEcho() async throws {
-            guard let socat = Socat.executable() else { return }
+            guard let socat = PeerProcess.executable() else { return }
             let port = try freePort(datagram: true)
-            let server = try Socat(socat, ["-T", "3", "UDP-RECVFROM:\(port),bind=127.0.0.1,fork", "EXEC:cat"])
+            let server = try PeerProcess(socat, ["-T", "3", "UDP-RECVFROM:\(port),bind=127.0.0.1,fork", "EXEC:cat"])
             defer { server.stop() }
             try await waitUntilBound(port: port, udp: true)
 
@@ -57,7 +58,7 @@ extension BehaviourTests {
 
         @Test("socat as a TCP client of our listener")
         func socatTCPClientToListener() async throws {
-            guard let socat = Socat.executable() else { return }
+            guard let socat = PeerProcess.executable() else { return }
             let received = Recorder<String>()
             let queue = DispatchQueue(label: "socat-tcp-listener")
             let listener = try ListenerProbe { connection in
@@ -78,7 +79,7 @@ extension BehaviourTests {
                 read(Data())
             }
             let port = try await listener.startAndWaitReady()
-            let client = try Socat(socat, ["-t", "5", "-", "TCP:127.0.0.1:\(port)"], input: Data("hello\n".utf8))
+            let client = try PeerProcess(socat, ["-t", "5", "-", "TCP:127.0.0.1:\(port)"], input: Data("hello\n".utf8))
             defer { client.stop() }
             let got = try await received.wait(count: 1, "listener received socat's data")
             #expect(got[0] == "hello\n")
@@ -91,7 +92,7 @@ extension BehaviourTests {
 
         @Test("socat as a UDP client of our listener")
         func socatUDPClientToListener() async throws {
-            guard let socat = Socat.executable() else { return }
+            guard let socat = PeerProcess.executable() else { return }
             let received = Recorder<String>()
             let queue = DispatchQueue(label: "socat-udp-listener")
             let listener = try ListenerProbe(parameters: .udp) { connection in
@@ -102,7 +103,7 @@ extension BehaviourTests {
                 }
             }
             let port = try await listener.startAndWaitReady()
-            let client = try Socat(socat, ["-t", "5", "-", "UDP:127.0.0.1:\(port)"], input: Data("hello\n".utf8))
+            let client = try PeerProcess(socat, ["-t", "5", "-", "UDP:127.0.0.1:\(port)"], input: Data("hello\n".utf8))
             defer { client.stop() }
             let got = try await received.wait(count: 1, "listener received socat's datagram")
             #expect(got[0] == "hello\n")

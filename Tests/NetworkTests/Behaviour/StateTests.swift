@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Network
+import PeerSupport
 import Testing
 
 /// Records every callback of one connection (states, receive and send completions) in the order

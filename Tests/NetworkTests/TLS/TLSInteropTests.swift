@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Foundation
 import Synchronization
+import PeerSupport
 import Testing
 
 @testable import Network
@@ -57,24 +58,14 @@ struct TLSInteropTests {
 
     /// The openssl binary; a missing one fails under CI and says why elsewhere.
     static func openssl(sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        for candidate in ["/usr/bin/openssl", "/usr/local/bin/openssl"]
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        let message = "openssl is not installed: run scripts/install-deps.sh (or apt-get install -y openssl)"
-        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "0" && $0 != "false" }) ?? false {
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-        } else {
-            print("SKIPPED (not CI): \(message)")
-        }
-        return nil
+        PeerProcess.executable("openssl", sourceLocation: sourceLocation)
     }
 
     /// `openssl s_server` reversing each line (`-rev`), offering ALPN `echo`.
-    static func startServer(_ identity: Identity, extra: [String] = []) async throws -> (Socat, UInt16)? {
+    static func startServer(_ identity: Identity, extra: [String] = []) async throws -> (PeerProcess, UInt16)? {
         guard let openssl = openssl() else { return nil }
         let port = try freePort()
-        let server = try Socat(
+        let server = try PeerProcess(
             openssl,
             ["s_server", "-accept", "\(port)", "-cert", identity.certificatePath, "-key", identity.keyPath,
              "-alpn", "echo", "-rev", "-quiet"] + extra)
@@ -185,7 +176,7 @@ struct TLSInteropTests {
         guard let openssl = Self.openssl() else { return }
         let port = try freePort()
         // Without -rev, s_server sends its standard input to the client as soon as it connects.
-        let server = try Socat(
+        let server = try PeerProcess(
             openssl, ["s_server", "-accept", "\(port)", "-cert", identity.certificatePath, "-key", identity.keyPath, "-quiet"],
             input: Data("220 banner\n".utf8))
         defer { server.stop() }
@@ -312,14 +303,14 @@ struct TLSInteropTests {
         Self.echoOnce(on: listener, queue: queue)
         let port = try await Self.start(listener, queue: queue)
 
-        let trusted = try Socat(
+        let trusted = try PeerProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof",
                       "-cert", clientIdentity.certificatePath, "-key", clientIdentity.keyPath],
             input: Data("with cert\n".utf8))
         defer { trusted.stop() }
         try await trusted.waitForOutput(containing: "with cert", timeout: 15)
 
-        let anonymous = try Socat(
+        let anonymous = try PeerProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof"],
             input: Data("no cert\n".utf8))
         defer { anonymous.stop() }
@@ -348,7 +339,7 @@ struct TLSInteropTests {
     func pskClient() async throws {
         guard let openssl = Self.openssl() else { return }
         let port = try freePort()
-        let server = try Socat(
+        let server = try PeerProcess(
             openssl,
             ["s_server", "-accept", "\(port)", "-nocert", "-psk", Self.pskHex, "-psk_identity", "game",
              "-cipher", "PSK-AES128-CBC-SHA", "-tls1_2", "-rev", "-quiet"])
@@ -380,7 +371,7 @@ struct TLSInteropTests {
         Self.echoOnce(on: listener, queue: queue)
         let port = try await Self.start(listener, queue: queue)
 
-        let client = try Socat(
+        let client = try PeerProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-psk", Self.pskHex, "-psk_identity", "game",
                       "-cipher", "PSK-AES128-CBC-SHA", "-tls1_2", "-quiet", "-ign_eof"],
             input: Data("from openssl\n".utf8))
@@ -475,7 +466,7 @@ struct TLSInteropTests {
             connection.start(queue: queue)
         }
         let port = try await Self.start(listener, queue: queue)
-        let client = try Socat(
+        let client = try PeerProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-alpn", "echo", "-quiet", "-ign_eof"],
             input: Data("ping\n".utf8))
         defer { client.stop() }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Network
+import PeerSupport
 import Testing
 
 /// What one receive completion delivered.

@@ -5,9 +5,10 @@ import Foundation
 import Synchronization
 import Testing
 
-/// `socat`, a real peer nobody here wrote, run as a child process.
-final class Socat: @unchecked Sendable {
-    let process = Process()
+/// A real peer nobody here wrote (socat, openssl, gnutls-serv, dnsmasq, danted, …), run as a
+/// child process of the test.
+public final class PeerProcess: @unchecked Sendable {
+    public let process = Process()
     private final class Output: Sendable {
         let data = Mutex(Data())
     }
@@ -16,26 +17,40 @@ final class Socat: @unchecked Sendable {
     private let stdinPipe = Pipe()
     private let stdoutPipe = Pipe()
 
-    /// Where socat is, or nil when it is not installed. Under `CI` a missing socat is a test
-    /// failure (never a silent skip); elsewhere the test says why it did nothing.
-    static func executable(sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    /// Where the program `name` is (PATH, then /usr/sbin, /usr/bin, …), or nil when it is not
+    /// installed. Under `CI` a missing peer is a test failure (never a silent skip); elsewhere
+    /// the test says why it did nothing. `package` names the Debian package that provides it.
+    public static func executable(
+        _ name: String = "socat", package: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
-            let candidate = "\(directory)/socat"
+        for directory in path.split(separator: ":") + ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/sbin", "/bin"] {
+            let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        let message = "socat is not installed: run scripts/install-deps.sh (or apt-get install -y socat)"
-        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "0" && $0 != "false" }) ?? false {
+        missingPeer("\(name) is not installed: run scripts/install-deps.sh (or apt-get install -y \(package ?? name))",
+                    sourceLocation: sourceLocation)
+        return nil
+    }
+
+    /// True when the tests run under CI (`CI` set to anything but empty, 0 or false).
+    public static var isCI: Bool {
+        ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "0" && $0 != "false" } ?? false
+    }
+
+    /// Reports a peer or privilege the test needs and does not have: a failure under CI, a
+    /// printed reason elsewhere.
+    public static func missingPeer(_ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        if isCI {
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         } else {
             print("SKIPPED (not CI): \(message)")
         }
-        return nil
     }
 
-    /// Starts `socat arguments`; `input`, if given, is written to its standard input, which is
+    /// Starts `executable arguments`; `input`, if given, is written to its standard input, which is
     /// then closed.
-    init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
+    public init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardInput = stdinPipe
@@ -58,32 +73,32 @@ final class Socat: @unchecked Sendable {
         }
     }
 
-    var standardOutput: Data { output.data.withLock { $0 } }
+    public var standardOutput: Data { output.data.withLock { $0 } }
 
-    /// Waits until socat's standard output contains `text`.
-    func waitForOutput(containing text: String, timeout: Double = 10) async throws {
+    /// Waits until the peer's standard output contains `text`.
+    public func waitForOutput(containing text: String, timeout: Double = 10) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !String(decoding: standardOutput, as: UTF8.self).contains(text) {
             guard Date() < deadline else {
                 throw BehaviourTimeout(
-                    what: "socat output containing \(text.debugDescription) (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
+                    what: "peer output containing \(text.debugDescription) (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
                     seconds: timeout)
             }
             await pause(milliseconds: 20)
         }
     }
 
-    /// Waits for socat to exit by itself; returns its status, or nil if it is still running.
-    func waitForExit(timeout: Double = 10) async -> Int32? {
+    /// Waits for the peer to exit by itself; returns its status, or nil if it is still running.
+    public func waitForExit(timeout: Double = 10) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { await pause(milliseconds: 20) }
         return process.isRunning ? nil : process.terminationStatus
     }
 
-    /// Stops socat and the processes it forked (found by parent pid, ended by pid). SIGKILL:
+    /// Stops the peer and the processes it forked (found by parent pid, ended by pid). SIGKILL:
     /// children of the test process inherit its signal mask, in which libdispatch blocks
-    /// SIGTERM, so `Process.terminate()` alone would leave socat running.
-    func stop() {
+    /// SIGTERM, so `Process.terminate()` alone would leave the peer running.
+    public func stop() {
         if process.isRunning {
             let pid = process.processIdentifier
             var descendants: [Int32] = []
@@ -105,7 +120,7 @@ final class Socat: @unchecked Sendable {
 }
 
 /// Waits until something is bound to `port` (TCP listening, or UDP bound).
-func waitUntilBound(port: UInt16, udp: Bool, timeout: Double = 10) async throws {
+public func waitUntilBound(port: UInt16, udp: Bool, timeout: Double = 10) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while !ProcFS.isBound(port: port, udp: udp) {
         guard Date() < deadline else { throw BehaviourTimeout(what: "a socket bound to port \(port)", seconds: timeout) }

@@ -3,16 +3,16 @@ import Foundation
 import Synchronization
 
 /// A wait that ran out of time. Its description says what was awaited and what was seen.
-struct BehaviourTimeout: Error, CustomStringConvertible {
-    let what: String
-    let seconds: Double
-    var description: String { "timed out after \(seconds) s waiting for \(what)" }
+public struct BehaviourTimeout: Error, CustomStringConvertible {
+    public let what: String
+    public let seconds: Double
+    public var description: String { "timed out after \(seconds) s waiting for \(what)" }
 }
 
 /// Runs `body`, failing with `BehaviourTimeout` if it has not finished after `seconds`.
 /// `body` must honour task cancellation (sleeps, `Recorder.wait`, ...), so a timed-out body
 /// really stops.
-func withTimeout<T: Sendable>(
+public func withTimeout<T: Sendable>(
     seconds: Double, _ what: String = "operation", _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
@@ -30,7 +30,7 @@ func withTimeout<T: Sendable>(
 /// Runs blocking work (raw socket calls, process waits) off the cooperative thread pool, so a
 /// test blocked in `accept` or `recv` cannot starve the tasks it is waiting for. Every blocking
 /// call the tests make has its own timeout, so this always resumes.
-func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
             continuation.resume(with: Result { try body() })
@@ -39,14 +39,14 @@ func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 }
 
 /// Sleeps without throwing (a cancelled sleep just returns early).
-func pause(milliseconds: Int) async {
+public func pause(milliseconds: Int) async {
     try? await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
 }
 
 /// Records values produced by callbacks (on any queue or thread) and lets a test wait, with a
 /// timeout, until the recorded values satisfy a condition. Waiters are resumed straight from
 /// `append`, so waiting costs no polling delay.
-final class Recorder<T: Sendable>: Sendable {
+public final class Recorder<T: Sendable>: Sendable {
     private struct Waiter {
         let id: Int
         let predicate: @Sendable ([T]) -> Bool
@@ -61,9 +61,9 @@ final class Recorder<T: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    public init() {}
 
-    func append(_ value: T) {
+    public func append(_ value: T) {
         let fire: [(CheckedContinuation<[T], any Error>, [T])] = state.withLock { state in
             state.values.append(value)
             var fire: [(CheckedContinuation<[T], any Error>, [T])] = []
@@ -78,13 +78,13 @@ final class Recorder<T: Sendable>: Sendable {
         for (continuation, values) in fire { continuation.resume(returning: values) }
     }
 
-    var values: [T] { state.withLock { $0.values } }
-    var count: Int { state.withLock { $0.values.count } }
-    var last: T? { state.withLock { $0.values.last } }
+    public var values: [T] { state.withLock { $0.values } }
+    public var count: Int { state.withLock { $0.values.count } }
+    public var last: T? { state.withLock { $0.values.last } }
 
     /// Waits until `predicate` holds for the recorded values and returns them.
     @discardableResult
-    func wait(
+    public func wait(
         _ what: String, timeout: Double = 10, until predicate: @escaping @Sendable ([T]) -> Bool
     ) async throws -> [T] {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[T], any Error>) in
@@ -116,7 +116,7 @@ final class Recorder<T: Sendable>: Sendable {
 
     /// Waits until at least `count` values were recorded and returns them all.
     @discardableResult
-    func wait(count: Int, _ what: String, timeout: Double = 10) async throws -> [T] {
+    public func wait(count: Int, _ what: String, timeout: Double = 10) async throws -> [T] {
         try await wait(what, timeout: timeout) { $0.count >= count }
     }
 }

@@ -4,9 +4,9 @@ import Glibc
 import Foundation
 
 /// Facts about this process and the kernel's sockets, read from /proc.
-enum ProcFS {
+public enum ProcFS {
     /// Number of open file descriptors of this process.
-    static func openFileDescriptorCount() -> Int {
+    public static func openFileDescriptorCount() -> Int {
         guard let directory = opendir("/proc/self/fd") else { return -1 }
         defer { closedir(directory) }
         var count = 0
@@ -21,7 +21,7 @@ enum ProcFS {
     }
 
     /// Descriptions of the open descriptors (their link targets), for failure messages.
-    static func openFileDescriptors() -> [String] {
+    public static func openFileDescriptors() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.compactMap { name in
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")).map { "\(name)->\($0)" }
@@ -29,7 +29,7 @@ enum ProcFS {
     }
 
     /// Inodes of the sockets this process has open.
-    static func openSocketInodes() -> Set<Int> {
+    public static func openSocketInodes() -> Set<Int> {
         Set(openFileDescriptors().compactMap { entry -> Int? in
             guard let range = entry.range(of: "socket:[") else { return nil }
             return Int(entry[range.upperBound...].dropLast())
@@ -37,7 +37,7 @@ enum ProcFS {
     }
 
     /// Resident set size (VmRSS) in bytes.
-    static func residentBytes() -> Int {
+    public static func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -47,15 +47,15 @@ enum ProcFS {
     }
 
     /// One row of /proc/net/tcp{,6} or /proc/net/udp{,6}.
-    struct SocketRow: CustomStringConvertible {
-        let localPort: UInt16
-        let remotePort: UInt16
-        let state: UInt8
-        let transmitQueue: Int
-        let receiveQueue: Int
-        let inode: Int
+    public struct SocketRow: CustomStringConvertible {
+        public let localPort: UInt16
+        public let remotePort: UInt16
+        public let state: UInt8
+        public let transmitQueue: Int
+        public let receiveQueue: Int
+        public let inode: Int
 
-        var description: String {
+        public var description: String {
             "local :\(localPort) remote :\(remotePort) state \(state) tx \(transmitQueue) rx \(receiveQueue)"
         }
     }
@@ -63,7 +63,7 @@ enum ProcFS {
     static let tcpListenState: UInt8 = 0x0A
     static let tcpEstablishedState: UInt8 = 0x01
 
-    static func sockets(udp: Bool = false) -> [SocketRow] {
+    public static func sockets(udp: Bool = false) -> [SocketRow] {
         let files = udp ? ["/proc/net/udp", "/proc/net/udp6"] : ["/proc/net/tcp", "/proc/net/tcp6"]
         var rows: [SocketRow] = []
         for file in files {
@@ -89,19 +89,19 @@ enum ProcFS {
     }
 
     /// Whether something listens on TCP `port` (or, with `udp`, has UDP `port` bound).
-    static func isBound(port: UInt16, udp: Bool = false) -> Bool {
+    public static func isBound(port: UInt16, udp: Bool = false) -> Bool {
         sockets(udp: udp).contains { $0.localPort == port && (udp || $0.state == tcpListenState) }
     }
 
     /// The kernel's `[min, default, max]` for TCP receive (`tcp_rmem`) or send (`tcp_wmem`) buffers.
-    static func tcpBufferLimits(receive: Bool) -> [Int] {
+    public static func tcpBufferLimits(receive: Bool) -> [Int] {
         let path = receive ? "/proc/sys/net/ipv4/tcp_rmem" : "/proc/sys/net/ipv4/tcp_wmem"
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
     }
 
     /// The ephemeral port range (`ip_local_port_range`).
-    static func ephemeralPortRange() -> ClosedRange<Int> {
+    public static func ephemeralPortRange() -> ClosedRange<Int> {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
         let values = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
         guard values.count == 2 else { return 1024...65535 }
@@ -109,7 +109,7 @@ enum ProcFS {
     }
 
     /// The pids whose parent is `pid`.
-    static func children(of pid: Int32) -> [Int32] {
+    public static func children(of pid: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { candidate in
             guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
@@ -122,7 +122,7 @@ enum ProcFS {
 
     /// The whole of a /proc file. procfs reports a size of 0 and hands its text out page by
     /// page, so read until end of file (a one-shot read misses rows when there are many sockets).
-    static func readAll(_ path: String) -> String? {
+    public static func readAll(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var data = Data()
