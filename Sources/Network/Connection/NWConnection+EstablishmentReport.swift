@@ -70,7 +70,11 @@ extension NWConnection {
             let ready = report.readyTime ?? start
             duration = Self.seconds(ready - start)
             let handshake = report.handshakeDuration.map(Self.seconds) ?? 0
-            attemptStartedAfterInterval = max(0, duration - handshake)
+            if let attemptStart = report.attemptStartTime {
+                attemptStartedAfterInterval = max(0, Self.seconds(attemptStart - start))
+            } else {
+                attemptStartedAfterInterval = max(0, duration - handshake)
+            }
             previousAttemptCount = max(0, report.attemptCount - 1)
             usedProxy = false
             proxyConfigured = false

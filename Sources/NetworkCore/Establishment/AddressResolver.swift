@@ -7,32 +7,28 @@ import NIOCore
 import NIOPosix
 import NetworkSystem
 
-/// Turns a flow target into socket addresses. Literals need no lookup; names go through
-/// `getaddrinfo` on NIO's blocking thread pool. The full resolver (NetworkDNS) replaces this
-/// step in the establishment issue; it sits behind one function so it can be swapped.
+/// Turns host names into socket addresses through the system's `getaddrinfo`, on NIO's blocking
+/// thread pool, and parses address literals. The full resolver (NetworkDNS) replaces the lookup
+/// through `FlowConfiguration.addressLookup`.
 package enum AddressResolver {
-    /// The addresses for `target`, in the order the system returned them.
-    package static func resolve(
-        _ target: FlowTarget,
-        version: IPSocketSettings.Version,
-        transport: FlowTransportKind,
-        on eventLoop: EventLoop
-    ) -> EventLoopFuture<[SocketAddress]> {
-        switch target {
-        case .address(let address):
-            return eventLoop.makeSucceededFuture([address])
-        case .unix(let path):
-            do {
-                return eventLoop.makeSucceededFuture([try SocketAddress(unixDomainSocketPath: path)])
-            } catch {
-                return eventLoop.makeFailedFuture(FlowError(error))
-            }
-        case .hostPort(let host, let port, let interfaceName):
-            if let literal = literalAddress(host, port: port, interfaceName: interfaceName) {
-                return eventLoop.makeSucceededFuture(filter([literal], version: version))
-            }
-            return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
-                try lookup(host: host, port: port, version: version, transport: transport)
+    /// getaddrinfo as an `AddressLookup`, on NIO's blocking thread pool. It answers both families
+    /// at once; the A answer goes first and the AAAA answer right behind it, so the racer sees
+    /// both before its resolution delay could matter and picks the first family by RFC 6724.
+    package static func systemLookup(version: IPSocketSettings.Version, transport: FlowTransportKind) -> AddressLookup {
+        { host, port, sink in
+            NIOThreadPool.singleton.submit { state in
+                guard case .active = state else {
+                    sink.failed(.posix(ECANCELED))
+                    return
+                }
+                do {
+                    let addresses = try lookup(host: host, port: port, version: version, transport: transport)
+                    sink.answered(.ipv4, addresses.filter { $0.protocol != .inet6 })
+                    sink.answered(.ipv6, addresses.filter { $0.protocol == .inet6 })
+                    sink.finished()
+                } catch {
+                    sink.failed(FlowError(error))
+                }
             }
         }
     }
@@ -59,14 +55,6 @@ package enum AddressResolver {
             return SocketAddress(sin6, host: host)
         }
         return nil
-    }
-
-    private static func filter(_ addresses: [SocketAddress], version: IPSocketSettings.Version) -> [SocketAddress] {
-        switch version {
-        case .any: return addresses
-        case .v4: return addresses.filter { $0.protocol == .inet }
-        case .v6: return addresses.filter { $0.protocol == .inet6 }
-        }
     }
 
     private static func lookup(

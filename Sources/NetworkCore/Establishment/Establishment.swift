@@ -7,130 +7,232 @@ import NIOCore
 import NIOPosix
 import NetworkSystem
 
-/// One establishment run for an outbound flow: resolve the target, then try each address in
-/// order until one connects. This is deliberately a separate, replaceable step: the Happy Eyeballs
-/// racer of the establishment issue takes its place behind the same two calls (`run`, `skipCurrent`).
+/// One establishment run for an outbound flow: resolve the target and race connection attempts
+/// to its addresses (Happy Eyeballs). The rules live in `HappyEyeballsRacer`, a value type; this
+/// class is its edge: it feeds it answers, timer firings and attempt outcomes, and carries out
+/// what it asks for (open an attempt, arm the timer, close a loser, hand the winner to the flow).
+/// An attempt is the whole stack: the connect, then the TLS handshake when the flow has TLS.
 /// Lives on the flow's event loop.
 final class Establishment: @unchecked Sendable {
+    /// One connection attempt: its socket (once NIO created it) and how far it got. Touched on
+    /// the event loop only, like the establishment itself.
+    private final class Attempt: @unchecked Sendable {
+        let address: SocketAddress
+        let started: NIODeadline
+        var channel: Channel?
+        /// Set when the racer gave up on it; a socket that shows up later is closed at once.
+        var cancelled = false
+        /// When the transport connected (before any TLS handshake).
+        var connected: NIODeadline?
+        var tlsFacts: TLSSessionFacts?
+        var tlsHandshakeDuration: TimeAmount?
+
+        init(address: SocketAddress, started: NIODeadline) {
+            self.address = address
+            self.started = started
+        }
+    }
+
+    private typealias Racer = HappyEyeballsRacer
+
     private weak var flow: Flow?
     private let configuration: FlowConfiguration
     private let eventLoop: EventLoop
-    private var candidates: [SocketAddress] = []
-    private var index = 0
-    private var current: Channel?
+    private var racer: Racer
+    private var attempts: [Racer.AttemptID: Attempt] = [:]
+    private var timer: Scheduled<Void>?
+    private var interfaceIndex: Int?
     private var abandoned = false
-    private var lastError: FlowError?
-    private var attemptStart: NIODeadline = .now()
-    private(set) var resolutionReport: ResolutionReport?
-    private(set) var handshakeDuration: TimeAmount?
-    private(set) var tlsFacts: TLSSessionFacts?
-    private(set) var tlsHandshakeDuration: TimeAmount?
+    /// Racer events raised while the actions of an earlier one are being carried out (a connect
+    /// can fail synchronously) wait here, so the racer sees events one at a time, in order.
+    private var queuedEvents: [(inout Racer) -> [Racer.Action]] = []
+    private var isPerforming = false
+
+    // What the establishment report needs.
+    private var started: NIODeadline = .now()
+    private var resolvedName = false
+    private var resolvedCount = 0
+    private var resolutionEnded: NIODeadline?
+    private var firstTried: SocketAddress?
+    private var winner: Attempt?
 
     init(flow: Flow, configuration: FlowConfiguration) {
         self.flow = flow
         self.configuration = configuration
         self.eventLoop = flow.eventLoop
+        self.racer = Racer(settings: .init(connectionAttemptDelay: configuration.connectionAttemptDelay))
     }
 
+    /// The resolution step, for names only (an address literal involves none, and reports none).
+    var resolutionReport: ResolutionReport? {
+        guard resolvedName else { return nil }
+        return ResolutionReport(
+            duration: (resolutionEnded ?? .now()) - started, endpointCount: resolvedCount,
+            successful: winner?.address, preferred: firstTried, fromLiteral: false)
+    }
+
+    /// The winner's transport handshake (its connect).
+    var handshakeDuration: TimeAmount? {
+        guard let winner else { return nil }
+        return (winner.connected ?? .now()) - winner.started
+    }
+
+    var tlsFacts: TLSSessionFacts? { winner?.tlsFacts }
+    var tlsHandshakeDuration: TimeAmount? { winner?.tlsHandshakeDuration }
+    /// When the winning attempt began.
+    var winnerStartTime: NIODeadline? { winner?.started }
+
     func run() {
-        let interfaceIndex: Int?
         do {
             interfaceIndex = try InterfaceSelection.requiredIndex(for: configuration)
         } catch {
             finish(.failure(FlowError(error)))
             return
         }
-        let started = NIODeadline.now()
-        AddressResolver.resolve(
-            configuration.target, version: configuration.ip.version,
-            transport: configuration.transport, on: eventLoop
-        ).whenComplete { result in
-            guard !self.abandoned else { return }
-            switch result {
-            case .success(let addresses):
-                var literal = false
-                if case .hostPort(let host, _, _) = self.configuration.target {
-                    literal = AddressResolver.literalAddress(host, port: 0) != nil
-                } else {
-                    literal = true
-                }
-                self.candidates = addresses
-                // An address literal involves no resolution, and reports none.
-                self.resolutionReport = literal ? nil : ResolutionReport(
-                    duration: .now() - started, endpointCount: addresses.count,
-                    successful: nil, preferred: addresses.first, fromLiteral: false
-                )
-                if addresses.isEmpty {
-                    self.finish(.failure(.dns(DNSServiceCode.noSuchRecord)))
-                } else {
-                    self.tryNext(interfaceIndex: interfaceIndex)
-                }
-            case .failure(let error):
-                self.finish(.failure(FlowError(error)))
+        started = .now()
+        switch configuration.target {
+        case .address(let address):
+            offer(literal: address)
+        case .unix(let path):
+            do {
+                offer(literal: try SocketAddress(unixDomainSocketPath: path))
+            } catch {
+                finish(.failure(FlowError(error)))
             }
-        }
-    }
-
-    /// Gives up on the address being tried (its connect fails, and the next one is tried).
-    func skipCurrent() {
-        current?.close(promise: nil)
-    }
-
-    /// Stops for good; a connect that completes later is closed.
-    func abandon() {
-        abandoned = true
-        current?.close(promise: nil)
-        current = nil
-    }
-
-    private func tryNext(interfaceIndex: Int?) {
-        guard !abandoned else { return }
-        guard index < candidates.count else {
-            finish(.failure(lastError ?? .posix(ECONNREFUSED)))
-            return
-        }
-        let address = candidates[index]
-        index += 1
-        attemptStart = .now()
-        connect(to: address, interfaceIndex: interfaceIndex).whenComplete { result in
-            switch result {
-            case .success(let channel):
-                self.current = nil
-                if self.abandoned {
-                    channel.close(promise: nil)
+        case .hostPort(let host, let port, let interfaceName):
+            if let literal = AddressResolver.literalAddress(host, port: port, interfaceName: interfaceName) {
+                guard !filtered([literal]).isEmpty else {
+                    finish(.failure(.dns(DNSServiceCode.noSuchRecord)))
                     return
                 }
+                offer(literal: literal)
+                return
+            }
+            resolvedName = true
+            let lookup = configuration.addressLookup
+                ?? AddressResolver.systemLookup(version: configuration.ip.version, transport: configuration.transport)
+            let eventLoop = self.eventLoop
+            // The sink keeps the establishment alive until the lookup has reported, as a pending
+            // future would.
+            lookup(host, port, ResolutionSink { event in
+                eventLoop.execute { self.resolved(event) }
+            })
+        }
+    }
+
+    /// Gives up on the newest attempt and moves on to the next address.
+    func skipCurrent() {
+        raise { $0.skipCurrent(now: .now()) }
+    }
+
+    /// Stops for good: every attempt is closed, and one that completes later is closed too.
+    func abandon() {
+        guard !abandoned else { return }
+        abandoned = true
+        raise { $0.cancel() }
+    }
+
+    // MARK: - Feeding the racer
+
+    /// An address that needs no lookup: the only candidate, nothing to sort.
+    private func offer(literal address: SocketAddress) {
+        let family = AddressFamily(of: address)
+        raise { $0.answered(family, with: [RaceCandidate(address: address)], now: .now()) }
+        raise { $0.resolutionFinished(now: .now()) }
+    }
+
+    private func resolved(_ event: ResolutionSink.Event) {
+        guard !abandoned else { return }
+        switch event {
+        case .answer(let family, let addresses):
+            let usable = filtered(addresses)
+            resolvedCount += usable.count
+            let candidates = SourceAddressProbe.candidates(for: usable, interfaceIndex: interfaceIndex)
+            raise { $0.answered(family, with: candidates, now: .now()) }
+        case .familyFailed(let family, let error):
+            raise { $0.answerFailed(family, error: error, now: .now()) }
+        case .finished:
+            resolutionEnded = .now()
+            raise { $0.resolutionFinished(now: .now()) }
+        case .failed(let error):
+            resolutionEnded = .now()
+            raise { $0.resolutionFailed(error, now: .now()) }
+        }
+    }
+
+    /// The addresses the parameters' IP version allows.
+    private func filtered(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        switch configuration.ip.version {
+        case .any: return addresses
+        case .v4: return addresses.filter { $0.protocol != .inet6 }
+        case .v6: return addresses.filter { $0.protocol != .inet }
+        }
+    }
+
+    /// Hands one event to the racer and carries out its actions (after those of earlier events).
+    private func raise(_ event: @escaping (inout Racer) -> [Racer.Action]) {
+        queuedEvents.append(event)
+        guard !isPerforming else { return }
+        isPerforming = true
+        while !queuedEvents.isEmpty {
+            let next = queuedEvents.removeFirst()
+            for action in next(&racer) { perform(action) }
+        }
+        isPerforming = false
+    }
+
+    private func perform(_ action: Racer.Action) {
+        switch action {
+        case .startAttempt(let id, let address):
+            start(id, address: address)
+        case .scheduleTimer(let deadline):
+            timer?.cancel()
+            timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+                self?.raise { $0.timerFired(now: .now()) }
+            }
+        case .cancelTimer:
+            timer?.cancel()
+            timer = nil
+        case .cancelAttempt(let id):
+            guard let attempt = attempts.removeValue(forKey: id) else { return }
+            attempt.cancelled = true
+            attempt.channel?.close(promise: nil)
+        case .succeed(let id):
+            guard let attempt = attempts.removeValue(forKey: id), let channel = attempt.channel else {
+                finish(.failure(.posix(ECANCELED)))
+                return
+            }
+            winner = attempt
+            if resolutionEnded == nil { resolutionEnded = .now() }
+            finish(.success(channel))
+        case .fail(let error):
+            finish(.failure(error))
+        }
+    }
+
+    private func start(_ id: Racer.AttemptID, address: SocketAddress) {
+        let attempt = Attempt(address: address, started: .now())
+        attempts[id] = attempt
+        if firstTried == nil { firstTried = address }
+        connect(attempt, interfaceIndex: interfaceIndex).whenComplete { result in
+            guard !attempt.cancelled else {
+                if case .success(let channel) = result { channel.close(promise: nil) }
+                return
+            }
+            switch result {
+            case .success(let channel):
+                attempt.channel = channel
                 if InterfaceSelection.violatesRestrictions(local: channel.localAddress, configuration: self.configuration) {
                     // The route goes over an interface the parameters rule out.
                     channel.close(promise: nil)
-                    self.lastError = Self.preferred(self.lastError, .posix(ENETUNREACH))
-                    self.tryNext(interfaceIndex: interfaceIndex)
+                    self.raise { $0.attemptFailed(id, error: .posix(ENETUNREACH), now: .now()) }
                     return
                 }
-                self.handshakeDuration = .now() - self.attemptStart
-                self.resolutionReport?.successful = address
-                self.finish(.success(channel))
+                self.raise { $0.attemptSucceeded(id, now: .now()) }
             case .failure(let error):
-                self.current = nil
-                let failure = FlowError(error)
-                if case .tls = failure {
-                    // The server was reached and refused or failed the handshake: another
-                    // address of the same name would not do better.
-                    self.finish(.failure(failure))
-                    return
-                }
-                self.lastError = Self.preferred(self.lastError, failure)
-                self.tryNext(interfaceIndex: interfaceIndex)
+                self.raise { $0.attemptFailed(id, error: FlowError(error), now: .now()) }
             }
         }
-    }
-
-    /// When several addresses fail, report the most telling error: a refusal beats a timeout.
-    private static func preferred(_ old: FlowError?, _ new: FlowError) -> FlowError {
-        guard let old else { return new }
-        if case .posix(ECANCELED) = new { return old }
-        if case .posix(ECONNREFUSED) = old { return old }
-        return new
     }
 
     private func finish(_ result: Result<Channel, FlowError>) {
@@ -204,7 +306,8 @@ final class Establishment: @unchecked Sendable {
         }
     }
 
-    private func connect(to address: SocketAddress, interfaceIndex: Int?) -> EventLoopFuture<Channel> {
+    private func connect(_ attempt: Attempt, interfaceIndex: Int?) -> EventLoopFuture<Channel> {
+        let address = attempt.address
         let options = socketOptions(for: address, interfaceIndex: interfaceIndex)
         let local: SocketAddress?
         do {
@@ -227,8 +330,8 @@ final class Establishment: @unchecked Sendable {
             bootstrap = bootstrap.applying(options.filter { !bestEffort.contains($0) })
             if let local { bootstrap = bootstrap.bind(to: local) }
             bootstrap = bootstrap.channelInitializer { channel in
-                self.current = channel
-                guard let flow else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
+                attempt.channel = channel
+                guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 for option in bestEffort {
                     try? channel.syncOptions?.setOption(option.channelOption, value: option.channelValue)
                 }
@@ -236,15 +339,19 @@ final class Establishment: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
                 }
             }
-            guard let tls = configuration.tls else { return bootstrap.connect(to: address) }
+            let connected = bootstrap.connect(to: address).map { channel in
+                attempt.connected = .now()
+                return channel
+            }
+            guard let tls = configuration.tls else { return connected }
             let hostName = tls.serverName ?? configuration.target.hostName
-            return bootstrap.connect(to: address).flatMap { channel in
+            return connected.flatMap { channel in
                 let started = NIODeadline.now()
                 return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
                     TLSStack.startClient(on: channel, settings: settings, hostName: hostName)
                 }.map { facts in
-                    self.tlsFacts = facts
-                    self.tlsHandshakeDuration = .now() - started
+                    attempt.tlsFacts = facts
+                    attempt.tlsHandshakeDuration = .now() - started
                     return channel
                 }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)
@@ -257,8 +364,8 @@ final class Establishment: @unchecked Sendable {
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
                 .applying(options)
                 .channelInitializer { channel in
-                self.current = channel
-                guard let flow else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
+                attempt.channel = channel
+                guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         FlowChannelHandler<AddressedEnvelope<ByteBuffer>>(flow: flow)
@@ -272,7 +379,10 @@ final class Establishment: @unchecked Sendable {
                 return eventLoop.makeFailedFuture(error)
             }
             return bootstrap.bind(to: bindAddress).flatMap { channel in
-                channel.connect(to: address).map { channel }.flatMapErrorThrowing { error in
+                channel.connect(to: address).map {
+                    attempt.connected = .now()
+                    return channel
+                }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)
                     throw error
                 }

@@ -409,6 +409,7 @@ package final class Flow: @unchecked Sendable {
         establishmentTimeout = nil
         report.resolution = attempt.resolutionReport
         report.handshakeDuration = attempt.handshakeDuration
+        report.attemptStartTime = attempt.winnerStartTime
         report.tlsHandshakeDuration = attempt.tlsHandshakeDuration
         if let facts = attempt.tlsFacts { tlsSession = TLSSessionBox(facts) }
         switch result {

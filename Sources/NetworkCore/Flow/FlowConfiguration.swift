@@ -54,6 +54,11 @@ package struct FlowConfiguration: Sendable {
     package var prohibitConstrained = false
     /// TLS over the transport (TCP only for now), nil for none.
     package var tls: FlowTLSConfiguration?
+    /// Happy Eyeballs' connection attempt delay: how long an attempt runs alone before the next
+    /// address is tried alongside it (clamped to 100 ms … 2 s by the racer).
+    package var connectionAttemptDelay: TimeAmount = .milliseconds(250)
+    /// How host names are looked up; nil for the system's getaddrinfo.
+    package var addressLookup: AddressLookup?
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?

@@ -17,6 +17,8 @@ package struct FlowReport: Sendable {
         let report: ResolutionReport
         init(_ report: ResolutionReport) { self.report = report }
     }
+    /// When the attempt that won the race began.
+    package var attemptStartTime: NIODeadline?
     package var handshakeDuration: TimeAmount?
     /// The TLS handshake, when the stack has TLS.
     package var tlsHandshakeDuration: TimeAmount?
