@@ -13,6 +13,7 @@ PACKAGES=(
   libgnutls28-dev  # DTLS (CGnuTLS)
   duktape-dev      # PAC files (CDuktape)
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
+  nftables         # nft: blackholes in network namespaces (Happy Eyeballs tests)
 )
 PACKAGES+=("$@")
 
