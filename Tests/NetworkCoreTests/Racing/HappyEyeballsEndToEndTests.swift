@@ -19,10 +19,24 @@ struct HappyEyeballsEndToEndTests {
         let flow: Flow
         let states = Recorder<FlowConnectionState>()
 
-        init(port: Int, ipv6: [SocketAddress], ipv4: [SocketAddress], attemptDelay: TimeAmount = .milliseconds(250)) {
+        /// `aaaaLag`, when given, turns the order around: the A answer comes first and the AAAA
+        /// answer that much later.
+        init(
+            port: Int, ipv6: [SocketAddress], ipv4: [SocketAddress], attemptDelay: TimeAmount = .milliseconds(250),
+            tls: FlowTLSConfiguration? = nil, aaaaLag: Int? = nil
+        ) {
             var configuration = FlowConfiguration(target: .hostPort(host: "racer.test", port: port, interfaceName: nil))
             configuration.connectionAttemptDelay = attemptDelay
+            configuration.tls = tls
             configuration.addressLookup = { _, _, sink in
+                if let aaaaLag {
+                    sink.answered(.ipv4, ipv4)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(aaaaLag)) {
+                        sink.answered(.ipv6, ipv6)
+                        sink.finished()
+                    }
+                    return
+                }
                 sink.answered(.ipv6, ipv6)
                 sink.answered(.ipv4, ipv4)
                 sink.finished()
@@ -150,5 +164,73 @@ struct HappyEyeballsEndToEndTests {
         print("HappyEyeballs losers: descriptors \(descriptorsBefore) before, \(after) after 5 races")
         #expect(after <= descriptorsBefore + 2, "descriptors leaked: \(after - descriptorsBefore)")
         #expect(Self.ourSockets(toPort: namespace.port).isEmpty)
+    }
+
+    @Test("an attempt wins by completing the whole stack: a TCP connect whose TLS stalls does not")
+    func tlsIsPartOfTheRace() async throws {
+        guard let openssl = PeerProcess.executable("openssl") else { return }
+        // IPv6: a server that accepts the TCP connection and never says a word of TLS.
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "::1", port: 0).get()
+        defer { silent.close(promise: nil) }
+        let port = try #require(silent.localAddress?.port)
+        // IPv4, same port: a real TLS server.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("racer-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        try BlackholeNamespace.run(openssl, [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-subj", "/CN=racer.test", "-keyout", key, "-out", certificate,
+        ])
+        let server = try PeerProcess(openssl, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-quiet"])
+        defer { server.stop() }
+        try await waitUntilBound(port: UInt16(port), udp: false)
+
+        var tls = FlowTLSConfiguration()
+        tls.peerAuthenticationRequired = false
+        let ipv4 = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        let race = Race(port: port, ipv6: [try SocketAddress(ipAddress: "::1", port: port)], ipv4: [ipv4], tls: tls)
+        let engine = try await race.run()
+        print("HappyEyeballs TLS: time-to-ready \(Self.milliseconds(engine)) ms; the IPv6 attempt connected but never finished TLS")
+        #expect(try await race.remoteAddress == ipv4)
+        #expect(Self.milliseconds(engine) >= 245, "IPv6 connected at once; only the attempt delay may let IPv4 start")
+        let report = try await race.flow.inspect { $0.report }.get()
+        #expect(report.tlsHandshakeDuration != nil, "the winner's TLS handshake is reported")
+        let startedAfter = try #require(report.attemptStartTime) - #require(report.startTime)
+        #expect(Self.milliseconds(startedAfter) >= 245, "the winning attempt began one attempt delay in")
+        // The IPv6 socket (connected, mid-handshake) was closed when IPv4 won.
+        var sockets = Self.ourSockets(toPort: port)
+        let deadline = Date().addingTimeInterval(1)
+        while sockets != [0x01] && Date() < deadline {
+            await pause(milliseconds: 10)
+            sockets = Self.ourSockets(toPort: port)
+        }
+        #expect(sockets == [0x01], "sockets to the servers by state: \(sockets)")
+        try await race.cancel()
+    }
+
+    @Test("an A answer waits 50 ms for AAAA: a prompt AAAA wins, a slow one loses to IPv4")
+    func resolutionDelay() async throws {
+        // Dual-stack: both loopbacks accept.
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "::", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = try #require(server.localAddress?.port)
+        let ipv6 = try SocketAddress(ipAddress: "::1", port: port)
+        let ipv4 = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+
+        let prompt = Race(port: port, ipv6: [ipv6], ipv4: [ipv4], aaaaLag: 10)
+        let promptTime = try await prompt.run()
+        #expect(try await prompt.remoteAddress == ipv6, "AAAA 10 ms after A is within the resolution delay")
+        try await prompt.cancel()
+
+        let slow = Race(port: port, ipv6: [ipv6], ipv4: [ipv4], aaaaLag: 150)
+        let slowTime = try await slow.run()
+        print("HappyEyeballs resolution delay: AAAA +10 ms → ready via IPv6 in \(Self.milliseconds(promptTime)) ms; AAAA +150 ms → ready via IPv4 in \(Self.milliseconds(slowTime)) ms")
+        #expect(try await slow.remoteAddress == ipv4, "IPv4 goes ahead once the resolution delay is over")
+        #expect(Self.milliseconds(slowTime) >= 49 && Self.milliseconds(slowTime) < 150)
+        try await slow.cancel()
     }
 }
