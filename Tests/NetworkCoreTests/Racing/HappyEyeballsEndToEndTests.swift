@@ -47,9 +47,10 @@ struct HappyEyeballsEndToEndTests {
         }
 
         /// Starts the flow and waits until it is ready (or gave up); returns the engine's own
-        /// start-to-ready time.
-        func run() async throws -> TimeAmount {
+        /// start-to-ready time. `meanwhile` runs right after the start.
+        func run(meanwhile: @Sendable () async -> Void = {}) async throws -> TimeAmount {
             flow.start()
+            await meanwhile()
             let seen = try await states.wait("ready or a failure", timeout: 10) { states in
                 states.contains { state in
                     switch state {
@@ -232,5 +233,23 @@ struct HappyEyeballsEndToEndTests {
         #expect(try await slow.remoteAddress == ipv4, "IPv4 goes ahead once the resolution delay is over")
         #expect(Self.milliseconds(slowTime) >= 49 && Self.milliseconds(slowTime) < 150)
         try await slow.cancel()
+    }
+
+    @Test("cancelCurrentEndpoint abandons the newest attempt and starts the next at once")
+    func skipCurrentEndpoint() async throws {
+        guard let namespace = try await BlackholeNamespace.make() else { return }
+        defer { namespace.tearDown() }
+        // With a 2 s attempt delay, only the skip can bring IPv4 in early.
+        let race = Race(port: namespace.port, ipv6: [namespace.ipv6], ipv4: [namespace.ipv4], attemptDelay: .seconds(2))
+        let flow = race.flow
+        let engine = try await race.run {
+            await pause(milliseconds: 50)
+            flow.cancelCurrentEndpoint()
+        }
+        print("HappyEyeballs skip: IPv6 abandoned after 50 ms, time-to-ready \(Self.milliseconds(engine)) ms")
+        #expect(try await race.remoteAddress == namespace.ipv4)
+        #expect(Self.milliseconds(engine) >= 45 && Self.milliseconds(engine) < 1000)
+        #expect(Self.ourSockets(toPort: namespace.port) == [0x01], "the skipped IPv6 attempt's socket is closed")
+        try await race.cancel()
     }
 }
