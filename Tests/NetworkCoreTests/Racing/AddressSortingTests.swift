@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NIOCore
+import PeerSupport
 import Testing
 
 @testable import NetworkCore
@@ -166,5 +167,26 @@ struct AddressSortingTests {
         #expect(SourceAddressProbe.source(for: loopback6, interfaceIndex: nil)?.ipAddress == "::1")
         // Not an IP destination: nothing to ask.
         #expect(SourceAddressProbe.source(for: try SocketAddress(unixDomainSocketPath: "/tmp/x"), interfaceIndex: nil) == nil)
+    }
+
+    // MARK: The system lookup
+
+    @Test("getaddrinfo answers A, then AAAA, then the end, so the racer never waits on it")
+    func systemLookupOrder() async throws {
+        let events = Recorder<String>()
+        let lookup = AddressResolver.systemLookup(version: .any, transport: .tcp)
+        lookup("localhost", 80, ResolutionSink { event in
+            switch event {
+            case .answer(.ipv4, let addresses): events.append("A \(addresses.compactMap(\.ipAddress))")
+            case .answer(.ipv6, let addresses): events.append("AAAA \(addresses.count)")
+            case .familyFailed: events.append("family failed")
+            case .finished: events.append("finished")
+            case .failed(let error): events.append("failed \(error)")
+            }
+        })
+        let seen = try await events.wait(count: 3, "three events")
+        #expect(seen.first?.hasPrefix("A [") == true && seen.first?.contains("127.0.0.1") == true, "\(seen)")
+        #expect(seen.dropFirst().first?.hasPrefix("AAAA") == true, "\(seen)")
+        #expect(seen.last == "finished")
     }
 }

@@ -193,6 +193,17 @@ struct HappyEyeballsRacerTests {
         #expect(failing.resolutionFailed(.dns(DNSServiceCode.timeout), now: at(0)) == [.fail(.dns(DNSServiceCode.timeout))])
     }
 
+    @Test("a failed family query is what the race reports when no address turns up")
+    func familyFailureReported() {
+        var racer = HappyEyeballsRacer()
+        #expect(racer.answerFailed(.ipv6, error: .dns(DNSServiceCode.timeout), now: at(0)) == [])
+        #expect(racer.answered(.ipv4, with: [], now: at(1)) == [.fail(.dns(DNSServiceCode.timeout))])
+        // With addresses, a failed AAAA query changes nothing.
+        var other = HappyEyeballsRacer()
+        _ = other.answered(.ipv4, with: [v4(1)], now: at(0))
+        #expect(other.answerFailed(.ipv6, error: .dns(DNSServiceCode.timeout), now: at(2)) == [.startAttempt(1, v4(1).address), .cancelTimer])
+    }
+
     @Test("the race waits for answers still to come before failing")
     func waitsForOutstandingAnswers() {
         var racer = HappyEyeballsRacer()
