@@ -41,8 +41,8 @@ struct Connect: ParsableCommand {
 
     func run() throws {
         let session = ConnectSession(
-            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp),
-            udp: options.udp, verbose: options.verbose, udpWait: wait)
+            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls),
+            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait)
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -271,8 +271,23 @@ final class Establishment: @unchecked Sendable {
             } catch {
                 return eventLoop.makeFailedFuture(error)
             }
-            return bootstrap.bind(to: bindAddress).flatMap { channel in
+            let connected = bootstrap.bind(to: bindAddress).flatMap { channel in
                 channel.connect(to: address).map { channel }.flatMapErrorThrowing { error in
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
+            guard let tls = configuration.tls else { return connected }
+            let hostName = tls.serverName ?? configuration.target.hostName
+            return connected.flatMap { channel in
+                let started = NIODeadline.now()
+                return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+                    DTLSStack.startClient(on: channel, settings: settings, hostName: hostName)
+                }.map { facts in
+                    self.tlsFacts = facts
+                    self.tlsHandshakeDuration = .now() - started
+                    return channel
+                }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)
                     throw error
                 }
