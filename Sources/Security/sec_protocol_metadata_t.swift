@@ -6,14 +6,16 @@ public final class sec_protocol_metadata_t: @unchecked Sendable {
     package let negotiatedVersion: tls_protocol_version_t?
     package let peerCertificates: [sec_certificate_t]
     package let serverName: String?
+    package let negotiatedCipherSuite: tls_ciphersuite_t?
     // C strings handed out by the getters live as long as the metadata (immutable after init).
     fileprivate let negotiatedProtocolPointer: UnsafePointer<CChar>?
     fileprivate let serverNamePointer: UnsafePointer<CChar>?
 
     package init(
         negotiatedProtocol: String?, negotiatedVersion: tls_protocol_version_t?,
-        peerCertificates: [sec_certificate_t], serverName: String?
+        peerCertificates: [sec_certificate_t], serverName: String?, negotiatedCipherSuite: tls_ciphersuite_t? = nil
     ) {
+        self.negotiatedCipherSuite = negotiatedCipherSuite
         self.negotiatedProtocol = negotiatedProtocol
         self.negotiatedVersion = negotiatedVersion
         self.peerCertificates = peerCertificates
@@ -38,6 +40,12 @@ public func sec_protocol_metadata_get_negotiated_tls_protocol_version(
     _ metadata: sec_protocol_metadata_t
 ) -> tls_protocol_version_t {
     metadata.negotiatedVersion ?? .TLSv12
+}
+
+/// The cipher suite the peers agreed on. Sessions whose stack does not report it (TLS over TCP,
+/// which swift-nio-ssl runs) give the null suite, 0x0000.
+public func sec_protocol_metadata_get_negotiated_tls_ciphersuite(_ metadata: sec_protocol_metadata_t) -> tls_ciphersuite_t {
+    metadata.negotiatedCipherSuite ?? tls_ciphersuite_t(rawValue: 0)!
 }
 
 /// The server name (SNI) of the session, or nil.

@@ -33,16 +33,32 @@ struct Connect: ParsableCommand {
     @Option(help: "UDP: seconds to keep receiving after standard input ends.")
     var wait: Double = 1
 
+    @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Use IPv4 addresses only.")
+    var ipv4 = false
+
+    @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Use IPv6 addresses only.")
+    var ipv6 = false
+
     func validate() throws {
         guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         try tlsOptions.validate(udp: options.udp, listening: false)
+        if ipv4 && ipv6 { throw ValidationError("--ipv4 and --ipv6 exclude each other") }
+    }
+
+    /// The parameters from the TLS/UDP flags, restricted to one IP version if asked.
+    private func parameters() throws -> NWParameters {
+        let parameters = try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls)
+        if ipv4 || ipv6, let ip = parameters.defaultProtocolStack.internetProtocol as? NWProtocolIP.Options {
+            ip.version = ipv4 ? .v4 : .v6
+        }
+        return parameters
     }
 
     func run() throws {
         let session = ConnectSession(
-            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp),
-            udp: options.udp, verbose: options.verbose, udpWait: wait)
+            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try parameters(),
+            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait)
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
     }
@@ -86,6 +102,12 @@ final class ConnectSession: @unchecked Sendable {
         case .ready:
             guard !started else { return }
             started = true
+            if verbose {
+                // How the connection was made: resolution, proxy, attempts, handshakes.
+                connection.requestEstablishmentReport(queue: queue) { report in
+                    if let report { Console.log("establishment report:\n\(report.debugDescription)") }
+                }
+            }
             receiveNext()
             StandardInputPump { [self] data, done in
                 queue.async { self.forward(data, done: done) }

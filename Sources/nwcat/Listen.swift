@@ -37,8 +37,8 @@ struct Listen: ParsableCommand {
 
     func run() throws {
         let session = ListenSession(
-            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp),
-            udp: options.udp, verbose: options.verbose, echo: echo)
+            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls),
+            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, echo: echo)
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }

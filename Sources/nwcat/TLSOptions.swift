@@ -8,6 +8,12 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "Run TLS over TCP (the server is verified against the system trust store and host name).")
     var tls = false
 
+    @Flag(help: "Run DTLS over UDP (same verification and options as --tls; implies --udp).")
+    var dtls = false
+
+    /// TLS or DTLS is on.
+    var secured: Bool { tls || dtls }
+
     @Option(name: .customLong("alpn"), help: "Offer this ALPN protocol (repeatable).")
     var applicationProtocols: [String] = []
 
@@ -25,22 +31,23 @@ struct TLSOptions: ParsableArguments {
 
     func validate(udp: Bool, listening: Bool) throws {
         let anyTLS = !applicationProtocols.isEmpty || insecure || cert != nil || key != nil || pin != nil
-        if anyTLS && !tls { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls") }
+        if anyTLS && !secured { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls or --dtls") }
+        if tls && dtls { throw ValidationError("--tls (over TCP) and --dtls (over UDP) exclude each other") }
         if let pin, pin.count != 64 || !pin.allSatisfy(\.isHexDigit) {
             throw ValidationError("--pin takes the 64 hex digits of a SHA-256")
         }
         if pin != nil && insecure { throw ValidationError("--pin and --insecure contradict each other") }
         if listening && pin != nil { throw ValidationError("--pin applies to connect only") }
-        if tls && udp { throw ValidationError("--tls runs over TCP; DTLS (--udp) is not available yet") }
-        if listening && tls && (cert == nil || key == nil) {
+        if tls && udp { throw ValidationError("--tls runs over TCP; use --dtls for UDP") }
+        if listening && secured && (cert == nil || key == nil) {
             throw ValidationError("listen --tls needs --cert and --key (PEM files)")
         }
         if listening && insecure { throw ValidationError("--insecure applies to connect only") }
     }
 
-    /// The parameters for this command line: TCP, TCP+TLS or UDP.
+    /// The parameters for this command line: TCP, TLS over TCP, UDP or DTLS over UDP.
     func parameters(udp: Bool) throws -> NWParameters {
-        guard tls else { return udp ? .udp : .tcp }
+        guard secured else { return udp ? .udp : .tcp }
         let options = NWProtocolTLS.Options()
         let security = options.securityProtocolOptions
         for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }
@@ -58,6 +65,6 @@ struct TLSOptions: ParsableArguments {
             }
             sec_protocol_options_set_local_identity(security, identity)
         }
-        return NWParameters(tls: options)
+        return dtls ? NWParameters(dtls: options) : NWParameters(tls: options)
     }
 }

@@ -48,11 +48,12 @@ extension NWParameters {
         switch stack.applicationProtocols.count {
         case 0:
             break
-        case 1 where stack.applicationProtocols[0] is NWProtocolTLS.Options && configuration.transport == .tcp:
+        case 1 where stack.applicationProtocols[0] is NWProtocolTLS.Options:
+            // Over TCP this is TLS, over UDP DTLS.
             let options = stack.applicationProtocols[0] as! NWProtocolTLS.Options
             configuration.tls = options.securityProtocolOptions.flowConfiguration()
         default:
-            // DTLS, WebSocket and framers land in later issues. Refuse rather than run the
+            // WebSocket and framers land in later issues. Refuse rather than run the
             // connection without them: nothing may silently fall back to plaintext.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }

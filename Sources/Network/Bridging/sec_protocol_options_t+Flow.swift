@@ -53,6 +53,7 @@ extension sec_protocol_metadata_t {
             negotiatedProtocol: facts.negotiatedProtocol,
             negotiatedVersion: facts.version.flatMap(tls_protocol_version_t.init(rawValue:)),
             peerCertificates: facts.peerCertificates.map { sec_certificate_t(derData: Data($0)) },
-            serverName: facts.serverName)
+            serverName: facts.serverName,
+            negotiatedCipherSuite: facts.cipherSuite.flatMap(tls_ciphersuite_t.init(rawValue:)))
     }
 }

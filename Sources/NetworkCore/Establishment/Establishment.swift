@@ -378,9 +378,24 @@ final class Establishment: @unchecked Sendable {
             } catch {
                 return eventLoop.makeFailedFuture(error)
             }
-            return bootstrap.bind(to: bindAddress).flatMap { channel in
+            let connected: EventLoopFuture<Channel> = bootstrap.bind(to: bindAddress).flatMap { channel in
                 channel.connect(to: address).map {
                     attempt.connected = .now()
+                    return channel
+                }.flatMapErrorThrowing { error in
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
+            guard let tls = configuration.tls else { return connected }
+            let hostName = tls.serverName ?? configuration.target.hostName
+            return connected.flatMap { channel in
+                let started = NIODeadline.now()
+                return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+                    DTLSStack.startClient(on: channel, settings: settings, hostName: hostName)
+                }.map { facts in
+                    attempt.tlsFacts = facts
+                    attempt.tlsHandshakeDuration = .now() - started
                     return channel
                 }.flatMapErrorThrowing { error in
                     channel.close(promise: nil)

@@ -97,8 +97,20 @@ package final class Flow: @unchecked Sendable {
     package private(set) var report = FlowReport()
     /// The negotiated TLS session, boxed (most flows have none).
     private var tlsSession: TLSSessionBox?
-    /// An accepted TLS flow's server handler, whose handshake runs when the flow is started.
-    private var serverTLSHandler: NIOSSLServerHandler?
+    /// The security layer a listener set up for this flow: an accepted TLS connection's server
+    /// handler (its handshake runs when the flow is started), or a DTLS peer's session. One
+    /// optional field for both keeps idle flows small.
+    private var serverSecurity: ServerSecurity?
+
+    private enum ServerSecurity {
+        case tls(NIOSSLServerHandler)
+        case dtls(DTLSSession)
+
+        var dtls: DTLSSession? {
+            if case .dtls(let session) = self { return session }
+            return nil
+        }
+    }
 
     private final class TLSSessionBox {
         let facts: TLSSessionFacts
@@ -132,7 +144,7 @@ package final class Flow: @unchecked Sendable {
         channel.eventLoop.preconditionInEventLoop()
         let flow = Flow(accepted: channel, configuration: configuration)
         if let (context, settings) = tls {
-            flow.serverTLSHandler = try TLSStack.addServerHandler(to: channel, context: context, settings: settings)
+            flow.serverSecurity = .tls(try TLSStack.addServerHandler(to: channel, context: context, settings: settings))
         }
         try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
         return flow
@@ -140,10 +152,11 @@ package final class Flow: @unchecked Sendable {
 
     /// A flow for one remote peer of a datagram listener; `release` is called once when the flow
     /// no longer uses the shared socket.
-    package init(
+    init(
         sharedDatagramChannel channel: Channel,
         remote: SocketAddress,
         configuration: FlowConfiguration,
+        dtls: DTLSSession? = nil,
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
@@ -151,6 +164,7 @@ package final class Flow: @unchecked Sendable {
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
         self.transport = .shared(channel, remote: remote, release: release)
+        self.serverSecurity = dtls.map { .dtls($0) }
     }
 
     deinit {
@@ -344,8 +358,8 @@ package final class Flow: @unchecked Sendable {
         if let channel = acceptedChannel {
             acceptedChannel = nil
             report.recordAccepted()
-            if let handler = serverTLSHandler {
-                serverTLSHandler = nil
+            if case .tls(let handler) = serverSecurity {
+                serverSecurity = nil
                 let started = NIODeadline.now()
                 TLSStack.waitForServerHandshake(handler, on: channel).whenComplete { result in
                     switch result {
@@ -368,6 +382,23 @@ package final class Flow: @unchecked Sendable {
             return
         }
         if case .shared = transport {
+            if let session = serverSecurity?.dtls {
+                let started = NIODeadline.now()
+                session.startHandshake { result in
+                    switch result {
+                    case .success(let facts):
+                        self.tlsSession = TLSSessionBox(facts)
+                        self.report.tlsHandshakeDuration = .now() - started
+                        self.perform(self.machine.establishmentSucceeded())
+                        // Messages that came right behind the handshake.
+                        self.deliverDecrypted(session.receive(nil))
+                    case .failure(let error):
+                        self.perform(self.machine.establishmentFailed(error, fatal: true))
+                        self.perform([.closeTransport(abortive: false)])
+                    }
+                }
+                return
+            }
             perform(machine.establishmentSucceeded())
             return
         }
@@ -462,6 +493,8 @@ package final class Flow: @unchecked Sendable {
                 channel.close(promise: nil)
             }
         case .shared(_, _, let release):
+            // DTLS says goodbye (close_notify) before the peer's slot is given up.
+            serverSecurity?.dtls?.close()
             release()
         }
     }
@@ -564,9 +597,30 @@ package final class Flow: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         guard receives.bufferedDatagramCount < Self.datagramHighWaterCount else { return false }
         guard machine.state != .cancelled else { return false }
+        if let session = serverSecurity?.dtls {
+            deliverDecrypted(session.receive(buffer))
+            return true
+        }
         report.receivedBytes += UInt64(buffer.readableBytes)
         for (completion, outcome) in receives.append(buffer) { completion(outcome) }
         return true
+    }
+
+    /// Hands a DTLS peer's decrypted messages to the receives, then its end if it ended.
+    private func deliverDecrypted(_ received: (messages: [ByteBuffer], end: DTLSSession.End?)) {
+        for message in received.messages {
+            report.receivedBytes += UInt64(message.readableBytes)
+            for (completion, outcome) in receives.append(message) { completion(outcome) }
+        }
+        switch received.end {
+        case nil:
+            break
+        case .closed:
+            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+        case .failed(let error):
+            for (completion, outcome) in receives.fail(error) { completion(outcome) }
+            perform(machine.transportFailed(error))
+        }
     }
 
     /// The listener's shared socket closed under this flow.
@@ -649,7 +703,9 @@ package final class Flow: @unchecked Sendable {
             }
             partialDatagram = nil
             report.sentBytes += UInt64(datagram.readableBytes)
-            if case .shared(_, let remote, _) = transport {
+            if let session = serverSecurity?.dtls {
+                session.send(datagram, promise: promise)
+            } else if case .shared(_, let remote, _) = transport {
                 channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
             } else {
                 channel.write(datagram, promise: promise)

@@ -170,7 +170,12 @@ package final class FlowListener: @unchecked Sendable {
         if configuration.acceptLocalOnly { localNetworks = InterfaceTable.current() }
         if let tls = configuration.child.tls {
             do {
-                tlsContext = try TLSStack.serverContext(tls)
+                if configuration.transport == .udp {
+                    // DTLS: sessions are made per peer; check the settings can make one now.
+                    _ = try DTLSCredentials.shared(tls, server: true)
+                } else {
+                    tlsContext = try TLSStack.serverContext(tls)
+                }
             } catch {
                 report(.failed(FlowError(tls: error, verifyBlock: false)))
                 return
@@ -312,7 +317,13 @@ package final class FlowListener: @unchecked Sendable {
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
         childConfiguration.transport = .udp
-        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration) {
+        var dtls: DTLSSession?
+        if let settings = configuration.child.tls {
+            // Checked at bind time; a failure here (memory) only drops this peer's datagram.
+            guard let session = try? DTLSStack.serverSession(on: channel, remote: remote, settings: settings) else { return }
+            dtls = session
+        }
+        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {
             [weak self] in
             guard let self else { return }
             self.eventLoop.execute { self.releasePeer(remote) }

@@ -32,6 +32,8 @@ package struct TLSSessionFacts: Sendable {
     /// The peer's certificates (DER, leaf first) as far as they are known.
     package var peerCertificates: [[UInt8]]
     package var serverName: String?
+    /// The negotiated suite's IANA number, when the stack reports it.
+    package var cipherSuite: UInt16? = nil
 }
 
 /// Security-framework status codes the engine reports in `.tls` errors.
@@ -39,12 +41,15 @@ package enum TLSStatus {
     package static let protocolError: Int32 = -9800  // errSSLProtocol
     package static let closedGraceful: Int32 = -9805  // errSSLClosedGraceful
     package static let closedAbort: Int32 = -9806  // errSSLClosedAbort
+    package static let negotiation: Int32 = -9802  // errSSLNegotiation
     package static let certificateChainInvalid: Int32 = -9807  // errSSLXCertChainInvalid
     package static let badCertificate: Int32 = -9808  // errSSLBadCert
     package static let unknownRootCertificate: Int32 = -9812  // errSSLUnknownRootCert
     package static let certificateExpired: Int32 = -9814  // errSSLCertExpired
+    package static let certificateNotYetValid: Int32 = -9815  // errSSLCertNotYetValid
     package static let peerHandshakeFailure: Int32 = -9824  // errSSLPeerHandshakeFail
     package static let peerProtocolVersion: Int32 = -9836  // errSSLPeerProtocolVersion
     package static let hostNameMismatch: Int32 = -9843  // errSSLHostNameMismatch
+    package static let decryptionFailed: Int32 = -9845  // errSSLDecryptionFail
     package static let peerCertificateRequired: Int32 = -9862  // errSSLPeerCertificateRequired
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Network
+import PeerSupport
 import Testing
 
 /// Parameters that shape where a connection may go, checked over real loopback sockets.
@@ -102,9 +103,20 @@ struct ParametersHonouredTests {
     }
 
     @Test func dtlsNeverFallsBackToPlainUDP() async throws {
-        // DTLS arrives later; until then a DTLS connection must fail, not run as plain UDP.
-        let connection = NWConnection(host: "127.0.0.1", port: 9, using: .dtls)
-        #expect(await settle(connection) == .failed(.posix(.EPROTONOSUPPORT)))
+        // A plain UDP echo server sends our ClientHello straight back: the DTLS client must
+        // fail with a TLS error, never become ready or deliver those bytes as data.
+        guard let socat = PeerProcess.executable() else { return }
+        let port = try freePort(datagram: true)
+        let server = try PeerProcess(socat, ["-T", "3", "UDP-RECVFROM:\(port),bind=127.0.0.1,fork", "EXEC:cat"])
+        defer { server.stop() }
+        try await waitUntilBound(port: port, udp: true)
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: .dtls)
+        let state = await settle(connection)
+        guard case .failed(.tls) = state else {
+            Issue.record("expected failed(.tls), got \(String(describing: state))")
+            connection.cancel()
+            return
+        }
         connection.cancel()
     }
 

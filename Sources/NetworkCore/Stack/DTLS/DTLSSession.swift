@@ -1,0 +1,427 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CGnuTLS
+import DequeModule
+import NIOCore
+
+/// One DTLS session (GnuTLS, non-blocking) confined to one event loop. It knows nothing about
+/// sockets: ciphertext datagrams come in through `receive`, leave through the `write` closure,
+/// so the same session serves a connected client channel and a listener's per-peer flow.
+final class DTLSSession: @unchecked Sendable {
+    enum Role: Equatable {
+        case client(serverName: String?)
+        case server
+    }
+
+    /// How the peer ended the session, if it did.
+    enum End {
+        /// close_notify: an orderly end.
+        case closed
+        case failed(FlowError)
+    }
+
+    private enum Phase {
+        case idle, handshaking, verifying, established, closed
+    }
+
+    let settings: FlowTLSConfiguration
+    private let role: Role
+    private let eventLoop: EventLoop
+    private let credentials: DTLSCredentials
+    private var session: gnutls_session_t?
+    private var phase = Phase.idle
+    /// Ciphertext datagrams not yet consumed by GnuTLS. Bounded: a flood only drops datagrams,
+    /// as UDP would.
+    private var inbound = Deque<ByteBuffer>()
+    private static let inboundLimit = 64
+    private let write: (ByteBuffer, EventLoopPromise<Void>?) -> Void
+    private let flush: () -> Void
+    /// The completion of the plaintext write in progress, handed to the ciphertext it became.
+    private var writePromise: EventLoopPromise<Void>?
+    private var retransmit: Scheduled<Void>?
+    private var handshakeCompletion: ((Result<TLSSessionFacts, FlowError>) -> Void)?
+    private var facts: TLSSessionFacts?
+
+    /// The largest plaintext one record can carry (GnuTLS's default record size).
+    private static let recordCapacity = 16_384
+
+    /// Datagrams larger than this are refused with EMSGSIZE (the handshake fragments itself).
+    private static let mtu: UInt32 = 1_400
+
+    /// How long a handshake may take before it fails with ETIMEDOUT (a lost or undecryptable
+    /// flight is retransmitted until then; DTLS drops what it cannot decrypt, so a wrong key
+    /// ends this way too).
+    static let defaultHandshakeTimeout: TimeAmount = .seconds(30)
+
+    init(
+        role: Role, settings: FlowTLSConfiguration, eventLoop: EventLoop,
+        handshakeTimeout: TimeAmount = DTLSSession.defaultHandshakeTimeout,
+        write: @escaping (ByteBuffer, EventLoopPromise<Void>?) -> Void, flush: @escaping () -> Void
+    ) throws(FlowError) {
+        self.role = role
+        self.settings = settings
+        self.eventLoop = eventLoop
+        self.write = write
+        self.flush = flush
+        credentials = try DTLSCredentials.shared(settings, server: role == .server)
+        var created: gnutls_session_t?
+        let end: Int32 = role == .server ? 1 : 2  // GNUTLS_SERVER, GNUTLS_CLIENT
+        try GnuTLSCall.check(gnutls_init(&created, UInt32(end | GNUTLS_DATAGRAM | GNUTLS_NONBLOCK)))
+        session = created
+        try configure(handshakeTimeout: handshakeTimeout)
+    }
+
+    deinit {
+        retransmit?.cancel()
+        if let session { gnutls_deinit(session) }
+    }
+
+    private func configure(handshakeTimeout: TimeAmount) throws(FlowError) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        gnutls_session_set_ptr(session, me)
+        gnutls_transport_set_ptr(session, me)
+        gnutls_transport_set_push_function(session, dtlsPush)
+        gnutls_transport_set_pull_function(session, dtlsPull)
+        gnutls_transport_set_pull_timeout_function(session, dtlsPullTimeout)
+        try GnuTLSCall.check(gnutls_priority_set_direct(session, credentials.priority, nil))
+        if let certificates = credentials.certificates {
+            try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificates)))
+        }
+        if let psk = credentials.pskClient {
+            try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_PSK, UnsafeMutableRawPointer(psk)))
+        }
+        if let psk = credentials.pskServer {
+            try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_PSK, UnsafeMutableRawPointer(psk)))
+        }
+        gnutls_dtls_set_mtu(session, Self.mtu)
+        // First retransmission after 1 s (RFC 6347's initial timer).
+        gnutls_dtls_set_timeouts(session, 1_000, UInt32(clamping: handshakeTimeout.nanoseconds / 1_000_000))
+        if !settings.applicationProtocols.isEmpty {
+            try setApplicationProtocols(settings.applicationProtocols)
+        }
+        switch role {
+        case .client(let serverName):
+            if let serverName, AddressResolver.literalAddress(serverName, port: 0) == nil {
+                try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
+            }
+        case .server:
+            if settings.peerAuthenticationRequired == true {
+                gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE)
+            }
+        }
+    }
+
+    private func setApplicationProtocols(_ protocols: [String]) throws(FlowError) {
+        var storage = protocols.map { Array($0.utf8) }
+        let status: Int32 = storage.withUnsafeMutableBufferPointer { names in
+            var datums = names.indices.map { index in
+                names[index].withUnsafeMutableBufferPointer {
+                    gnutls_datum_t(data: $0.baseAddress, size: UInt32($0.count))
+                }
+            }
+            // GnuTLS copies the names before returning.
+            return gnutls_alpn_set_protocols(session, &datums, UInt32(datums.count), 0)
+        }
+        try GnuTLSCall.check(status)
+    }
+
+    // MARK: - Handshake
+
+    /// Runs the handshake (and the peer's verification); `completion` is called once on the
+    /// event loop.
+    func startHandshake(_ completion: @escaping (Result<TLSSessionFacts, FlowError>) -> Void) {
+        eventLoop.preconditionInEventLoop()
+        guard phase == .idle else {
+            completion(.failure(.posix(EALREADY)))
+            return
+        }
+        handshakeCompletion = completion
+        phase = .handshaking
+        continueHandshake()
+    }
+
+    private func continueHandshake() {
+        guard phase == .handshaking else { return }
+        retransmit?.cancel()
+        retransmit = nil
+        var status = gnutls_handshake(session)
+        var rounds = 0
+        // Warnings (for example a warning alert) are not fatal: go on while there is input.
+        while status < 0, status != GNUTLS_E_AGAIN, gnutls_error_is_fatal(status) == 0, rounds < 8, !inbound.isEmpty {
+            status = gnutls_handshake(session)
+            rounds += 1
+        }
+        flush()
+        if status == 0 {
+            phase = .verifying
+            verifyPeer()
+        } else if status == GNUTLS_E_AGAIN || gnutls_error_is_fatal(status) == 0 {
+            // Nothing to read yet: come back when a datagram arrives or GnuTLS wants to
+            // retransmit its last flight.
+            let wait = max(Int64(gnutls_dtls_get_timeout(session)), 1)
+            retransmit = eventLoop.scheduleTask(in: .milliseconds(wait)) { [weak self] in
+                self?.continueHandshake()
+            }
+        } else {
+            finishHandshake(.failure(DTLSErrors.error(forGnuTLSStatus: status, session: session)))
+        }
+    }
+
+    private func verifyPeer() {
+        let chain = peerCertificates()
+        let isClient = role != .server
+        let authenticatesPeer = isClient
+            ? settings.peerAuthenticationRequired != false
+            : settings.peerAuthenticationRequired == true
+        // A PSK session authenticates both sides with the key; there is no certificate.
+        let usedPSK = chain.isEmpty && !settings.preSharedKeys.isEmpty
+        if !authenticatesPeer || usedPSK {
+            finishHandshake(.success(sessionFacts(chain)))
+            return
+        }
+        if let verify = settings.verify {
+            let loop = eventLoop
+            verify(chain) { [weak self] trusted in
+                guard let self else { return }
+                loop.execute { self.verified(trusted, chain: chain) }
+            }
+            return
+        }
+        var status: UInt32 = 0
+        let checked: Int32
+        if case .client(let serverName) = role, let serverName {
+            checked = gnutls_certificate_verify_peers3(session, serverName, &status)
+        } else {
+            checked = gnutls_certificate_verify_peers3(session, nil, &status)
+        }
+        if checked < 0 || chain.isEmpty {
+            reject(TLSStatus.certificateChainInvalid)
+        } else if status != 0 {
+            reject(DTLSErrors.statusForVerification(status))
+        } else {
+            finishHandshake(.success(sessionFacts(chain)))
+        }
+    }
+
+    private func verified(_ trusted: Bool, chain: [[UInt8]]) {
+        guard phase == .verifying else { return }
+        if trusted {
+            finishHandshake(.success(sessionFacts(chain)))
+        } else {
+            reject(TLSStatus.badCertificate)
+        }
+    }
+
+    /// Tells the peer its certificate was refused, then fails.
+    private func reject(_ status: Int32) {
+        _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_BAD_CERTIFICATE)
+        flush()
+        finishHandshake(.failure(.tls(status)))
+    }
+
+    private func finishHandshake(_ result: Result<TLSSessionFacts, FlowError>) {
+        retransmit?.cancel()
+        retransmit = nil
+        switch result {
+        case .success(let facts):
+            self.facts = facts
+            phase = .established
+        case .failure:
+            phase = .closed
+            inbound.removeAll()
+        }
+        let completion = handshakeCompletion
+        handshakeCompletion = nil
+        completion?(result)
+    }
+
+    private func peerCertificates() -> [[UInt8]] {
+        var count: UInt32 = 0
+        guard let list = gnutls_certificate_get_peers(session, &count) else { return [] }
+        return (0..<Int(count)).map { GnuTLSCall.bytes(list[$0]) }
+    }
+
+    private func sessionFacts(_ chain: [[UInt8]]) -> TLSSessionFacts {
+        var alpn = gnutls_datum_t()
+        let negotiated: String? = gnutls_alpn_get_selected_protocol(session, &alpn) == 0
+            ? String(decoding: GnuTLSCall.bytes(alpn), as: UTF8.self) : nil
+        let version: UInt16?
+        switch gnutls_protocol_get_version(session) {
+        case GNUTLS_DTLS1_2: version = 0xfefd
+        case GNUTLS_DTLS1_0: version = 0xfeff
+        default: version = nil
+        }
+        var serverName: String?
+        if case .client(let name) = role { serverName = name }
+        return TLSSessionFacts(
+            negotiatedProtocol: negotiated, version: version, peerCertificates: chain, serverName: serverName,
+            cipherSuite: negotiatedSuite())
+    }
+
+    /// The IANA number of the negotiated suite (GnuTLS names suites by their parts).
+    private func negotiatedSuite() -> UInt16? {
+        let exchange = gnutls_kx_get(session)
+        let cipher = gnutls_cipher_get(session)
+        let mac = gnutls_mac_get(session)
+        var index = 0
+        var identifier: (UInt8, UInt8) = (0, 0)
+        var candidateExchange = GNUTLS_KX_UNKNOWN
+        var candidateCipher = GNUTLS_CIPHER_UNKNOWN
+        var candidateMAC = GNUTLS_MAC_UNKNOWN
+        while withUnsafeMutablePointer(to: &identifier, { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: 2) { bytes in
+                gnutls_cipher_suite_info(index, bytes, &candidateExchange, &candidateCipher, &candidateMAC, nil)
+            }
+        }) != nil {
+            if candidateExchange == exchange && candidateCipher == cipher && candidateMAC == mac {
+                return UInt16(identifier.0) << 8 | UInt16(identifier.1)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    // MARK: - Records
+
+    /// Takes one ciphertext datagram (or, with nil, only drains what is queued) and returns the
+    /// messages it carried, plus how the peer ended the session if it did. During the handshake
+    /// datagrams feed it; before it starts they wait (bounded).
+    func receive(_ datagram: ByteBuffer?) -> (messages: [ByteBuffer], end: End?) {
+        eventLoop.preconditionInEventLoop()
+        // An empty datagram carries no record (and GnuTLS would read it as end of stream).
+        if let datagram, datagram.readableBytes > 0 {
+            if inbound.count >= Self.inboundLimit { inbound.removeFirst() }
+            inbound.append(datagram)
+        }
+        switch phase {
+        case .idle, .verifying:
+            return ([], nil)
+        case .handshaking:
+            continueHandshake()
+            if phase == .established { return drain() }
+            return ([], nil)
+        case .established:
+            return drain()
+        case .closed:
+            inbound.removeAll()
+            return ([], nil)
+        }
+    }
+
+    private func drain() -> (messages: [ByteBuffer], end: End?) {
+        var messages: [ByteBuffer] = []
+        while true {
+            var status = 0
+            scratch.clear()
+            scratch.reserveCapacity(minimumWritableBytes: Self.recordCapacity)
+            scratch.withUnsafeMutableWritableBytes { space in
+                status = gnutls_record_recv(session, space.baseAddress, space.count)
+            }
+            if status > 0 {
+                // Copied out at its own size: the scratch buffer is reused for the next record.
+                scratch.moveWriterIndex(forwardBy: status)
+                var message = ByteBufferAllocator().buffer(capacity: status)
+                message.writeImmutableBuffer(scratch)
+                messages.append(message)
+                continue
+            }
+            if status == 0 {
+                phase = .closed
+                inbound.removeAll()
+                return (messages, .closed)
+            }
+            let code = Int32(clamping: status)
+            if code == GNUTLS_E_AGAIN || code == GNUTLS_E_INTERRUPTED {
+                return (messages, nil)
+            }
+            if gnutls_error_is_fatal(code) == 0 {
+                // A damaged or replayed record is dropped silently in DTLS; go on with the rest.
+                if inbound.isEmpty { return (messages, nil) }
+                continue
+            }
+            phase = .closed
+            inbound.removeAll()
+            return (messages, .failed(DTLSErrors.error(forGnuTLSStatus: code, session: session)))
+        }
+    }
+
+    private var scratch = ByteBufferAllocator().buffer(capacity: 0)
+
+    /// Encrypts one message into one record (one datagram).
+    func send(_ plaintext: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        eventLoop.preconditionInEventLoop()
+        guard phase == .established else {
+            promise?.fail(phase == .closed ? FlowError.posix(EPIPE) : FlowError.posix(ENOTCONN))
+            return
+        }
+        writePromise = promise
+        let status = plaintext.withUnsafeReadableBytes { bytes in
+            gnutls_record_send(session, bytes.baseAddress, bytes.count)
+        }
+        let pending = writePromise
+        writePromise = nil
+        if status < 0 {
+            pending?.fail(DTLSErrors.error(forGnuTLSStatus: Int32(status), session: session))
+        } else {
+            pending?.succeed()
+        }
+    }
+
+    /// Sends close_notify (once) and stops; later datagrams are ignored.
+    func close() {
+        eventLoop.preconditionInEventLoop()
+        retransmit?.cancel()
+        retransmit = nil
+        if phase == .established {
+            _ = gnutls_bye(session, GNUTLS_SHUT_WR)
+            flush()
+        }
+        let wasHandshaking = phase == .handshaking || phase == .verifying
+        phase = .closed
+        inbound.removeAll()
+        if wasHandshaking { finishHandshake(.failure(.posix(ECANCELED))) }
+    }
+
+    // MARK: - Transport callbacks (called by GnuTLS, on the loop, inside our calls)
+
+    fileprivate func pull(into buffer: UnsafeMutableRawPointer?, size: Int) -> Int {
+        guard let datagram = inbound.popFirst() else {
+            gnutls_transport_set_errno(session, EAGAIN)
+            return -1
+        }
+        let count = min(size, datagram.readableBytes)
+        datagram.withUnsafeReadableBytes { bytes in
+            if let buffer, let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: count) }
+        }
+        return count
+    }
+
+    fileprivate var hasInput: Bool { !inbound.isEmpty }
+
+    fileprivate func push(_ bytes: UnsafeRawPointer?, size: Int) -> Int {
+        var datagram = ByteBufferAllocator().buffer(capacity: size)
+        if let bytes { datagram.writeBytes(UnsafeRawBufferPointer(start: bytes, count: size)) }
+        let promise = writePromise
+        writePromise = nil
+        write(datagram, promise)
+        return size
+    }
+}
+
+private func owner(_ pointer: gnutls_transport_ptr_t?) -> DTLSSession? {
+    pointer.map { Unmanaged<DTLSSession>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func dtlsPull(_ pointer: gnutls_transport_ptr_t?, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+    owner(pointer)?.pull(into: buffer, size: size) ?? -1
+}
+
+private func dtlsPullTimeout(_ pointer: gnutls_transport_ptr_t?, _ milliseconds: UInt32) -> Int32 {
+    // Non-blocking: never wait; say whether a datagram is queued.
+    (owner(pointer)?.hasInput ?? false) ? 1 : 0
+}
+
+private func dtlsPush(_ pointer: gnutls_transport_ptr_t?, _ bytes: UnsafeRawPointer?, _ size: Int) -> Int {
+    owner(pointer)?.push(bytes, size: size) ?? -1
+}

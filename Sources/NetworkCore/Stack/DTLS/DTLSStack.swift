@@ -1,0 +1,35 @@
+import NIOCore
+
+/// Puts DTLS into a datagram flow: a handler on a connected client channel, or a session per
+/// peer on a listener's shared socket.
+enum DTLSStack {
+    /// Adds the client handler in front of the flow's handler and completes once the handshake
+    /// and the server's verification are done.
+    static func startClient(
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+    ) -> EventLoopFuture<TLSSessionFacts> {
+        channel.eventLoop.assertInEventLoop()
+        let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
+        let handler = DTLSClientHandler(settings: settings, serverName: hostName, handshake: promise)
+        do {
+            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        } catch {
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+
+    /// A server session for one peer of a DTLS listener; its ciphertext leaves from the
+    /// listener's socket to `remote`.
+    static func serverSession(
+        on channel: Channel, remote: SocketAddress, settings: FlowTLSConfiguration
+    ) throws(FlowError) -> DTLSSession {
+        let bound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
+        return try DTLSSession(
+            role: .server, settings: settings, eventLoop: channel.eventLoop,
+            write: { datagram, promise in
+                bound.value.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
+            },
+            flush: { bound.value.flush() })
+    }
+}
