@@ -169,6 +169,19 @@ struct AddressSortingTests {
         #expect(SourceAddressProbe.source(for: try SocketAddress(unixDomainSocketPath: "/tmp/x"), interfaceIndex: nil) == nil)
     }
 
+    @Test("probed candidates carry the RFC 6724 keys the racer leads with")
+    func probedKeys() throws {
+        let ipv4 = SourceAddressProbe.candidates(for: [try SocketAddress(ipAddress: "127.0.0.1", port: 80)], interfaceIndex: nil)
+        let ipv6 = SourceAddressProbe.candidates(for: [try SocketAddress(ipAddress: "::1", port: 80)], interfaceIndex: nil)
+        let four = try #require(ipv4.first), six = try #require(ipv6.first)
+        #expect(six.rank > four.rank, "::1 (precedence 50) ranks above 127.0.0.1 (35)")
+        // So IPv6 leads even when the A answer was queued first.
+        var interleaver = FamilyInterleaver()
+        interleaver.insert([four])
+        interleaver.insert([six])
+        #expect(interleaver.next() == six)
+    }
+
     // MARK: The system lookup
 
     @Test("getaddrinfo answers A, then AAAA, then the end, so the racer never waits on it")

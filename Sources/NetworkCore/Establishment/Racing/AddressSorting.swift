@@ -51,20 +51,6 @@ package enum AddressSorting {
         package static func < (lhs: Key, rhs: Key) -> Bool {
             lhs.fields < rhs.fields
         }
-
-        package static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.fields == rhs.fields
-        }
-
-        package func hash(into hasher: inout Hasher) {
-            let f = fields
-            hasher.combine(f.0)
-            hasher.combine(f.1)
-            hasher.combine(f.2)
-            hasher.combine(f.3)
-            hasher.combine(f.4)
-            hasher.combine(f.5)
-        }
     }
 
     /// The key of `destination` (16 bytes) reached from `source` (nil: unreachable).

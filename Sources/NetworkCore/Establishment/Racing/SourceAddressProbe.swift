@@ -10,12 +10,10 @@ import NIOCore
 /// it only looks the route up) and reading its local address. No route means no source, which
 /// RFC 6724 rule 1 sorts last.
 enum SourceAddressProbe {
-    /// `addresses` as race candidates with their RFC 6724 keys. A single address needs no key,
-    /// and is not probed.
+    /// `addresses` as race candidates with their RFC 6724 keys. Even a lone address is probed:
+    /// the other family's answer may come separately, and the keys decide which family leads.
     static func candidates(for addresses: [SocketAddress], interfaceIndex: Int?) -> [RaceCandidate] {
-        guard addresses.count > 1 else {
-            return addresses.map { RaceCandidate(address: $0, rank: .neutral) }
-        }
+        guard !addresses.isEmpty else { return [] }
         let prefixes = localPrefixLengths()
         return addresses.map { address in
             guard let destination = sixteenBytes(address) else {
