@@ -203,7 +203,7 @@ package final class Flow: @unchecked Sendable {
         submit { self.perform(self.machine.pathChanged(satisfied: satisfied)) }
     }
 
-    /// Abandons the address being tried and moves on to the next one.
+    /// Abandons the newest connection attempt (closing its socket) and starts the next address.
     package func cancelCurrentEndpoint() {
         submit { self.perform(self.machine.cancelCurrentEndpoint()) }
     }
