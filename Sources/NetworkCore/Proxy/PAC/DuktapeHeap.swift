@@ -42,6 +42,10 @@ final class DuktapeHeap {
         self.retainedContext = retained
     }
 
+    /// The raw engine context, for tests that must drive Duktape outside the protected paths
+    /// (the fatal-error test). Production code goes through the methods below.
+    var rawContext: OpaquePointer { ctx }
+
     deinit {
         duk_destroy_heap(ctx)
         retainedContext.release()

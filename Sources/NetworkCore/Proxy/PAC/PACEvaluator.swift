@@ -127,6 +127,10 @@ package final class PACEvaluator: Sendable {
     /// False once a call ran past the time limit or the engine failed fatally.
     package var isUsable: Bool { worker.disabledReason == nil }
 
+    /// The kernel id of the thread that runs the script (diagnostics: a disabled evaluator whose
+    /// script never stopped leaves this thread spinning at idle priority).
+    package var threadID: Int32? { worker.threadID }
+
     /// Bytes the script's heap holds now, and the most it ever held (for tests and diagnostics).
     package var memoryInUse: Int { worker.budget.bytesInUse }
     package var peakMemory: Int { worker.budget.peakBytes }

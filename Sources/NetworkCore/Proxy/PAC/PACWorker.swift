@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Foundation
 import Synchronization
@@ -14,7 +17,8 @@ import Synchronization
 /// its limit, the waiting caller is released with `PACError.timedOut`, the worker is disabled
 /// (queued and later jobs fail with `.unusable`) and the heap is poisoned so that every further
 /// allocation fails, which ends any runaway loop that allocates. A loop that never allocates
-/// keeps its thread busy until the process exits; that cost is documented in docs/pac.md.
+/// cannot be ended; its thread is moved to the `SCHED_IDLE` scheduling class, so it only uses
+/// CPU time nothing else wants, until the process exits (docs/pac.md).
 final class PACWorker: Sendable {
     private struct Job: Sendable {
         let id: Int
@@ -35,6 +39,8 @@ final class PACWorker: Sendable {
     private let timeLimit: Double
     /// The heap's memory account, shared with the heap once it exists.
     let budget: DuktapeMemoryBudget
+    // The kernel's id of the worker's thread (0 until it runs), to demote a runaway thread.
+    private let kernelThreadID = Atomic<Int32>(0)
 
     init(timeLimit: Double, memoryLimit: Int) {
         self.timeLimit = timeLimit
@@ -100,7 +106,14 @@ final class PACWorker: Sendable {
         disable(because: "fatal engine error: \(message)", failing: .engineFailure(message))
     }
 
+    /// The kernel's id of the evaluator's thread, once it started (diagnostics and tests).
+    var threadID: Int32? {
+        let id = kernelThreadID.load(ordering: .relaxed)
+        return id > 0 ? id : nil
+    }
+
     private func threadMain() {
+        kernelThreadID.store(Self.currentKernelThreadID(), ordering: .relaxed)
         let threadState = PACWorkerThreadState()
         while true {
             wake.wait()
@@ -142,10 +155,35 @@ final class PACWorker: Sendable {
         }
         guard let (current, queued) = decision else { return }
         budget.poison()
+        demoteThread()
         current?.fail(error)
         for job in queued { job.fail(.unusable(reason)) }
         // Lets the thread leave its loop as soon as the running job (if any) returns.
         wake.signal()
+    }
+}
+
+extension PACWorker {
+    /// Puts the worker's thread in Linux's `SCHED_IDLE` class: if the script never stops, it
+    /// spins only when the CPU would otherwise be idle. Lowering one's own threads needs no
+    /// privilege. Harmless when the thread is idle or already gone.
+    private func demoteThread() {
+        guard let id = threadID else { return }
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        // SCHED_IDLE is 5 on Linux; glibc only names it under _GNU_SOURCE, which Swift's Glibc
+        // module does not define.
+        _ = sched_setscheduler(pid_t(id), 5, &parameters)
+    }
+
+    /// The calling thread's kernel id, read from /proc/thread-self ("PID/task/TID"), because
+    /// gettid() is not visible to Swift on every glibc.
+    fileprivate static func currentKernelThreadID() -> Int32 {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard count > 0 else { return 0 }
+        let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "/").last.flatMap { Int32($0) } ?? 0
     }
 }
 
