@@ -21,7 +21,7 @@ import Testing
             }
         }
         #expect(!evaluator.isUsable)
-        await #expect(throws: PACError.unusable("a call ran longer than 0.3 s")) {
+        await #expect(throws: PACError.unusable("the script ran longer than 0.3 s")) {
             try await evaluator.findProxy(url: "http://a.test/", host: "a.test")
         }
         let thread = try #require(evaluator.threadID)

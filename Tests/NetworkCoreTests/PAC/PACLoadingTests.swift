@@ -136,4 +136,23 @@ import Testing
         // A failed load is not remembered: the script is there now, so this load works.
         try await Self.expectWorking(try await cache.evaluator(for: missing, configuration: PACTestEnvironment.configuration()))
     }
+
+    @Test func theCacheReplacesAnEvaluatorThatBecameUnusable() async throws {
+        let cache = PACEvaluatorCache()
+        let source = PACSource.script("""
+            function FindProxyForURL(url, host) {
+              while (host === 'spin') { var box = [host]; }
+              return 'DIRECT';
+            }
+            """)
+        let configuration = PACTestEnvironment.configuration(timeLimit: 0.3)
+        let first = try await cache.evaluator(for: source, configuration: configuration)
+        await #expect(throws: PACError.timedOut(seconds: 0.3)) {
+            try await first.findProxy(url: "http://spin/", host: "spin")
+        }
+        let second = try await cache.evaluator(for: source, configuration: configuration)
+        #expect(second !== first && second.isUsable)
+        #expect(try await second.evaluate(url: "http://a/", host: "a") == [.direct])
+        #expect(try await cache.evaluator(for: source, configuration: configuration) === second)
+    }
 }

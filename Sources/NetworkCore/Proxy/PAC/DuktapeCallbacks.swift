@@ -6,14 +6,17 @@ import CDuktape
 /// The C entry points Duktape calls for memory and fatal errors. They are plain C function
 /// pointers, so each finds its heap's state through the user-data pointer.
 enum DuktapeCallbacks {
+    /// malloc for the heap: goes through the heap's budget, which may refuse.
     static let allocate: duk_alloc_function = { udata, size in
         DuktapeHeapContext.of(udata: udata)?.budget.allocate(size)
     }
 
+    /// realloc for the heap: growth is checked against the budget, shrinking always works.
     static let reallocate: duk_realloc_function = { udata, pointer, size in
         DuktapeHeapContext.of(udata: udata)?.budget.reallocate(pointer, size)
     }
 
+    /// free for the heap: gives the bytes back to the budget.
     static let release: duk_free_function = { udata, pointer in
         DuktapeHeapContext.of(udata: udata)?.budget.release(pointer)
     }

@@ -3,12 +3,15 @@ import CDuktape
 /// Why the engine refused a piece of work: its error message, and whether the heap refused
 /// memory meanwhile (which turns a vague `RangeError` into a clear memory-limit failure).
 struct DuktapeFailure: Error {
+    /// The engine's text for the error (e.g. "SyntaxError: … (line 3)").
     let message: String
+    /// True when the budget refused memory during the failed operation.
     let hitMemoryLimit: Bool
 }
 
 /// What a call or a run of global code produced.
 enum DuktapeValue: Equatable {
+    /// A string, copied out of the heap.
     case string(String)
     /// Any other value, named by its engine type (undefined, null, boolean, number, object, …).
     case other(String)
@@ -24,10 +27,12 @@ enum DuktapeValue: Equatable {
 ///
 /// Not thread-safe: a heap lives and dies on its evaluator's thread.
 final class DuktapeHeap {
+    /// The state the heap's C callbacks reach (budget, host services).
     let context: DuktapeHeapContext
     private let ctx: OpaquePointer
     private let retainedContext: Unmanaged<DuktapeHeapContext>
 
+    /// Creates an empty heap whose allocations and fatal errors go through `context`.
     init(context: DuktapeHeapContext) throws(DuktapeFailure) {
         let retained = Unmanaged.passRetained(context)
         guard let ctx = duk_create_heap(
@@ -120,6 +125,7 @@ final class DuktapeHeap {
         }
     }
 
+    /// The value on top of the stack as text, through `read` (plain or coercing read).
     private func topString(
         _ read: (OpaquePointer?, duk_idx_t, UnsafeMutablePointer<duk_size_t>?) -> UnsafePointer<CChar>?
     ) -> String? {
@@ -140,6 +146,7 @@ private struct DuktapeRunRequest {
     let source: UnsafePointer<CChar>?
     let length: Int
 
+    /// Compiles and runs the source; leaves its completion value on the stack.
     static let body: duk_safe_call_function = { ctx, udata in
         guard let ctx, let request = udata?.assumingMemoryBound(to: DuktapeRunRequest.self).pointee else { return 0 }
         // Eval code (not program code) so the completion value comes back; function
@@ -156,6 +163,7 @@ private struct DuktapeCallRequest {
     let arguments: UnsafePointer<DuktapeString>?
     let count: Int
 
+    /// Looks up the function, pushes the arguments and calls it; leaves the return value.
     static let body: duk_safe_call_function = { ctx, udata in
         guard let ctx, let request = udata?.assumingMemoryBound(to: DuktapeCallRequest.self).pointee else { return 0 }
         _ = duk_get_global_string(ctx, request.name)
@@ -174,6 +182,7 @@ private struct DuktapeDefineRequest {
     let function: duk_c_function
     let argumentCount: Int32
 
+    /// Pushes the C function and stores it on the global object.
     static let body: duk_safe_call_function = { ctx, udata in
         guard let ctx, let request = udata?.assumingMemoryBound(to: DuktapeDefineRequest.self).pointee else { return 0 }
         _ = duk_push_c_function(ctx, request.function, duk_idx_t(request.argumentCount))

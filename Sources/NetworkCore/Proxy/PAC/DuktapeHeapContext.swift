@@ -4,11 +4,14 @@ import CDuktape
 /// the heap's user-data pointer. C callbacks cannot capture Swift state, so everything they need
 /// hangs off this one object, which the heap keeps alive for as long as it exists.
 final class DuktapeHeapContext: Sendable {
+    /// The heap's memory account; the allocator callbacks go through it.
     let budget: DuktapeMemoryBudget
+    /// Name lookups, local addresses and clock for the native PAC functions.
     let environment: PACHostEnvironment
     /// Told about a fatal engine error, on the engine's thread, before that thread is parked.
     let onFatal: @Sendable (String) -> Void
 
+    /// Bundles what the callbacks of one heap need.
     init(budget: DuktapeMemoryBudget, environment: PACHostEnvironment, onFatal: @escaping @Sendable (String) -> Void) {
         self.budget = budget
         self.environment = environment
@@ -23,6 +26,7 @@ final class DuktapeHeapContext: Sendable {
         return Unmanaged<DuktapeHeapContext>.fromOpaque(udata).takeUnretainedValue()
     }
 
+    /// The context behind a callback's user-data pointer.
     static func of(udata: UnsafeMutableRawPointer?) -> DuktapeHeapContext? {
         guard let udata else { return nil }
         return Unmanaged<DuktapeHeapContext>.fromOpaque(udata).takeUnretainedValue()

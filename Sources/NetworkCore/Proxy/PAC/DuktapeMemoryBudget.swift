@@ -19,6 +19,7 @@ package final class DuktapeMemoryBudget: Sendable {
     // fails, so a runaway script that allocates is stopped by Duktape's own error path.
     private let poisoned = Atomic<Bool>(false)
 
+    /// A budget of `limit` bytes, none used yet.
     package init(limit: Int) {
         self.limit = limit
     }
@@ -42,6 +43,7 @@ package final class DuktapeMemoryBudget: Sendable {
     // and resizing can be accounted exactly. 16 bytes keep the block as aligned as malloc's.
     private static let header = 16
 
+    /// A new block of `size` bytes, or nil when the cap (or poisoning) refuses it.
     func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
         guard admits(growth: size), let base = malloc(size + Self.header) else { return nil }
         base.storeBytes(of: size, as: Int.self)
@@ -49,6 +51,7 @@ package final class DuktapeMemoryBudget: Sendable {
         return base + Self.header
     }
 
+    /// Resizes a block with realloc's contract; nil (old block intact) when growth is refused.
     func reallocate(_ pointer: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
         guard let pointer else { return allocate(size) }
         if size == 0 {
@@ -66,6 +69,7 @@ package final class DuktapeMemoryBudget: Sendable {
         return moved + Self.header
     }
 
+    /// Frees a block and returns its bytes to the budget.
     func release(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
         let base = pointer - Self.header
@@ -73,6 +77,7 @@ package final class DuktapeMemoryBudget: Sendable {
         free(base)
     }
 
+    /// Whether `growth` more bytes fit; counts a refusal when not.
     private func admits(growth: Int) -> Bool {
         if poisoned.load(ordering: .relaxed) || used.load(ordering: .relaxed) + growth > limit {
             refusals.add(1, ordering: .relaxed)
@@ -81,6 +86,7 @@ package final class DuktapeMemoryBudget: Sendable {
         return true
     }
 
+    /// Adds `delta` to the bytes in use and keeps the peak.
     private func account(_ delta: Int) {
         let now = used.add(delta, ordering: .relaxed).newValue
         if now > peak.load(ordering: .relaxed) { peak.store(now, ordering: .relaxed) }

@@ -23,6 +23,7 @@ package final class PACEvaluatorCache: Sendable {
 
     private let state = Mutex(State())
 
+    /// An empty cache (tests use their own; the engine uses `shared`).
     package init() {}
 
     /// The evaluator for `source`, loading it if no usable one is cached.
@@ -54,6 +55,7 @@ package final class PACEvaluatorCache: Sendable {
         _ = state.withLock { $0.entries.removeValue(forKey: source) }
     }
 
+    /// Puts an already loaded evaluator in place of whatever is cached for `source`.
     fileprivate func store(_ evaluator: PACEvaluator, for source: PACSource) {
         state.withLock { state in
             state.nextID += 1
@@ -71,6 +73,7 @@ package final class PACEvaluatorCache: Sendable {
 }
 
 private extension PACEvaluator {
+    /// Stores the evaluator in `cache` and returns it, for chaining after a reload.
     func cached(in cache: PACEvaluatorCache, for source: PACSource) -> PACEvaluator {
         cache.store(self, for: source)
         return self

@@ -10,6 +10,8 @@ import NIOPosix
 /// server or a local file; redirects and TLS are left out until a configuration needs them
 /// (docs/pac.md).
 enum PACHTTPFetcher {
+    /// The body of a 200 response to `GET url`, at most `maximumSize` bytes, within `timeout`
+    /// for the connection and again for the response.
     static func fetch(_ url: URL, maximumSize: Int, timeout: Double) async throws(PACError) -> [UInt8] {
         guard var host = url.host, !host.isEmpty else { throw .loadFailed("no host in \(url.absoluteString)") }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -73,18 +75,21 @@ final class PACHTTPResponseCollector: ChannelInboundHandler {
     private var body: [UInt8] = []
     private var finished = false
 
+    /// Completes `promise` with the body of the response to `request`.
     init(request: HTTPRequestHead, maximumSize: Int, promise: EventLoopPromise<[UInt8]>) {
         self.request = request
         self.maximumSize = maximumSize
         self.promise = promise
     }
 
+    /// Sends the request as soon as the connection is up.
     func channelActive(context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(.head(request)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()
     }
 
+    /// Checks the status, enforces the size cap while the body arrives, completes at the end.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !finished else { return }
         switch unwrapInboundIn(data) {
@@ -108,15 +113,18 @@ final class PACHTTPResponseCollector: ChannelInboundHandler {
         }
     }
 
+    /// A connection that closes before the response ended is a failed load.
     func channelInactive(context: ChannelHandlerContext) {
         finish(context, .failure(.loadFailed("the server closed the connection before the response ended")))
         context.fireChannelInactive()
     }
 
+    /// Any pipeline error fails the load with its description.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         finish(context, .failure(.loadFailed("\(error)")))
     }
 
+    /// Completes the promise once and closes the connection.
     private func finish(_ context: ChannelHandlerContext, _ result: Result<[UInt8], PACError>) {
         guard !finished else { return }
         finished = true

@@ -46,6 +46,7 @@ enum PACNativeFunctions {
     // plain Error) without this frame being skipped by a longjmp.
     private static let throwError: duk_ret_t = -duk_ret_t(DUK_ERR_ERROR)
 
+    /// Pushes `text` as the function's return value.
     private static func push(_ text: String, on ctx: OpaquePointer) {
         var text = text
         text.withUTF8 { bytes in

@@ -38,6 +38,7 @@ package enum PACScriptLoader {
         return String(bytes.map { Character(Unicode.Scalar($0)) })
     }
 
+    /// The bytes of the file at `path`, read on NIO's blocking pool, at most `limit` of them.
     private static func readFile(_ path: String, limit: Int) async throws(PACError) -> [UInt8] {
         do {
             return try await NIOThreadPool.singleton.runIfActive { () throws(PACError) -> [UInt8] in

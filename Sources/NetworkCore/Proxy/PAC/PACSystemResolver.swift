@@ -27,6 +27,7 @@ package enum PACSystemResolver {
         return answer.withLock { $0 } ?? []
     }
 
+    /// The blocking `getaddrinfo` call itself, answers as numeric text.
     private static func lookup(_ host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -60,6 +61,7 @@ package enum PACSystemResolver {
         return result.isEmpty ? ["127.0.0.1"] : result
     }
 
+    /// The local address the kernel would use toward `destination`, or nil without a route.
     private static func sourceAddress(toward destination: String, family: Int32) -> String? {
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return nil }
@@ -100,6 +102,7 @@ package enum PACSystemResolver {
         }
     }
 
+    /// A socket address as numeric text (with a zone for link-local IPv6).
     private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         guard getnameinfo(address, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 else {

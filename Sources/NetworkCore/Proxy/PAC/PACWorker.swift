@@ -42,6 +42,7 @@ final class PACWorker: Sendable {
     // The kernel's id of the worker's thread (0 until it runs), to demote a runaway thread.
     private let kernelThreadID = Atomic<Int32>(0)
 
+    /// Starts the worker's thread; jobs run under `timeLimit` against a heap capped at `memoryLimit`.
     init(timeLimit: Double, memoryLimit: Int) {
         self.timeLimit = timeLimit
         self.budget = DuktapeMemoryBudget(limit: memoryLimit)
@@ -79,6 +80,8 @@ final class PACWorker: Sendable {
                     fail: { error in once.resume(.failure(error)) })
                 let refusal: String? = state.withLock { state in
                     if let reason = state.disabledReason { return reason }
+                    // After shutdown the thread may be gone; a job queued now would wait forever.
+                    if state.stopping { return "the evaluator was shut down" }
                     state.jobs.append(job)
                     return nil
                 }
@@ -112,6 +115,7 @@ final class PACWorker: Sendable {
         return id > 0 ? id : nil
     }
 
+    /// The thread's loop: one job at a time, each under a timer, until shut down or disabled.
     private func threadMain() {
         kernelThreadID.store(Self.currentKernelThreadID(), ordering: .relaxed)
         let threadState = PACWorkerThreadState()
@@ -130,7 +134,7 @@ final class PACWorker: Sendable {
             guard let job = next else { break }
             let limit = timeLimit
             let timer = DispatchWorkItem { [weak self] in
-                self?.disable(because: "a call ran longer than \(limit) s", failing: .timedOut(seconds: limit), onlyDuring: job.id)
+                self?.disable(because: "the script ran longer than \(limit) s", failing: .timedOut(seconds: limit), onlyDuring: job.id)
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: timer)
             job.run(threadState)
@@ -199,10 +203,12 @@ final class PACWorkerThreadState {
 final class PACResumeOnce<T: Sendable>: Sendable {
     private let continuation: Mutex<CheckedContinuation<T, any Error>?>
 
+    /// Wraps `continuation`, which must not be resumed elsewhere.
     init(_ continuation: CheckedContinuation<T, any Error>) {
         self.continuation = Mutex(continuation)
     }
 
+    /// Resumes with `result` if nothing resumed it yet.
     func resume(_ result: Result<T, PACError>) {
         guard let continuation = continuation.withLock({ $0.take() }) else { return }
         continuation.resume(with: result.mapError { $0 as any Error })
