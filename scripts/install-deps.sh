@@ -12,6 +12,8 @@ PACKAGES=(
   pkg-config       # finds the system libraries below for SwiftPM
   libgnutls28-dev  # DTLS (CGnuTLS)
   duktape-dev      # PAC files (CDuktape)
+  libpacparser1    # pactester: an independent PAC evaluator the PAC tests compare answers with
+  python3          # python3 -m http.server: serves PAC files to the PAC loading tests
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
   nftables         # nft: blackholes in network namespaces (Happy Eyeballs tests)
 )

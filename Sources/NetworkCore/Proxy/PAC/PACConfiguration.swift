@@ -1,0 +1,17 @@
+/// Limits and host services for loading and running one PAC script.
+package struct PACConfiguration: Sendable {
+    /// The most memory the script's JavaScript heap may hold. PAC scripts need well under a
+    /// megabyte; the cap only has to stop a hostile or broken script from eating the process.
+    package var memoryLimit: Int = 16 << 20
+    /// How long compiling the script, or one `FindProxyForURL` call, may run. Past it the
+    /// evaluator is disabled (see `PACEvaluator`).
+    package var timeLimit: Double = 5
+    /// The largest script the loader accepts, wherever it comes from.
+    package var maximumScriptSize: Int = 1 << 20
+    /// How long fetching an `http://` script may take, connection included.
+    package var fetchTimeout: Double = 10
+    /// Name lookups, local addresses and clock as the script sees them.
+    package var environment = PACHostEnvironment()
+
+    package init() {}
+}
