@@ -65,6 +65,7 @@ extension NWParameters {
             }
         }
         configuration.allowLocalEndpointReuse = allowLocalEndpointReuse
+        configuration.allowFastOpen = allowFastOpen
         configuration.requiredInterfaceIndex = requiredInterface?.index
         if requiredInterfaceType != .other {
             configuration.requiredInterfaceType = requiredInterfaceType.systemType

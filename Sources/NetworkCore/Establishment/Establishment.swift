@@ -55,6 +55,11 @@ final class Establishment: @unchecked Sendable {
     private var resolutionEnded: NIODeadline?
     private var firstTried: SocketAddress?
     private var winner: Attempt?
+    /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN), and
+    /// how many of the flow's queued sends it stands for.
+    private var fastOpen: (data: ByteBuffer, sends: Int)?
+    /// The queued sends the winner has already written.
+    var fastOpenSends: Int { winner == nil ? 0 : fastOpen?.sends ?? 0 }
 
     init(flow: Flow, configuration: FlowConfiguration) {
         self.flow = flow
@@ -90,6 +95,9 @@ final class Establishment: @unchecked Sendable {
             return
         }
         started = .now()
+        if configuration.transport == .tcp, configuration.allowFastOpen, configuration.tls == nil {
+            fastOpen = flow?.fastOpenData()
+        }
         switch configuration.target {
         case .address(let address):
             offer(literal: address)
@@ -325,9 +333,21 @@ final class Establishment: @unchecked Sendable {
                 // let the kernel (or `connectionTimeout`) decide.
                 .connectTimeout(.seconds(130))
             // Fast Open is best effort: the kernel refuses it when net.ipv4.tcp_fastopen has
-            // client support off, and the connection must then go ahead without it.
-            let bestEffort = options.filter { $0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT }
-            bootstrap = bootstrap.applying(options.filter { !bestEffort.contains($0) })
+            // client support off, and the connection must then go ahead without it. With it, the
+            // kernel sends the SYN only with the first write, so it is used only when a first
+            // write is certain (a TLS ClientHello, or idempotent data): a server-speaks-first
+            // protocol would otherwise never see a SYN.
+            // NIO learns no peer address for a deferred connect, and swift-nio-ssl needs one to
+            // check a certificate against an IP-literal target: TLS to a literal goes without.
+            let initialData = fastOpen?.data
+            let tlsToName = configuration.tls != nil
+                && (configuration.tls?.serverName ?? configuration.target.hostName)
+                    .map { AddressResolver.literalAddress($0, port: 0) == nil } == true
+            let usesFastOpen = configuration.tcp.enableFastOpen && (tlsToName || initialData != nil)
+                || (configuration.allowFastOpen && initialData != nil)
+            let fastOpenOption = SocketOptionSetting(level: Int32(IPPROTO_TCP), name: TCP_FASTOPEN_CONNECT, value: 1)
+            let bestEffort = usesFastOpen ? [fastOpenOption] : []
+            bootstrap = bootstrap.applying(options.filter { !($0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT) })
             if let local { bootstrap = bootstrap.bind(to: local) }
             bootstrap = bootstrap.channelInitializer { channel in
                 attempt.channel = channel
@@ -339,7 +359,22 @@ final class Establishment: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
                 }
             }
-            let connected = bootstrap.connect(to: address).map { channel in
+            var connected = bootstrap.connect(to: address)
+            if let initialData {
+                // Written before anything else; with Fast Open it leaves in the SYN, and the
+                // connect NIO reported is only then really under way.
+                connected = connected.flatMap { channel in
+                    channel.writeAndFlush(initialData).flatMap {
+                        FastOpenHandshake.established(channel)
+                    }.map { channel }.flatMapErrorThrowing { error in
+                        channel.close(promise: nil)
+                        throw error
+                    }
+                }
+            }
+            // (TLS over Fast Open: the ClientHello is the first write, and the TLS handshake
+            // proves the connect.)
+            connected = connected.map { channel in
                 attempt.connected = .now()
                 return channel
             }

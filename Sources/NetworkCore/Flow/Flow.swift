@@ -429,6 +429,21 @@ package final class Flow: @unchecked Sendable {
         acceptedChannel = nil
     }
 
+    /// The idempotent sends (no completion) at the head of the queue, joined: the data Fast Open
+    /// may carry in each attempt's SYN. Called by `Establishment` on the loop; nil when there is
+    /// none or the flow is not TCP.
+    func fastOpenData() -> (data: ByteBuffer, sends: Int)? {
+        guard receives.mode == .stream else { return nil }
+        var joined = ByteBuffer()
+        var count = 0
+        for send in queuedSends {
+            guard send.completion == nil, !send.closesWrite else { break }
+            if var data = send.data { joined.writeBuffer(&data) }
+            count += 1
+        }
+        return count > 0 && joined.readableBytes > 0 ? (joined, count) : nil
+    }
+
     /// Called by `Establishment` on the loop.
     func establishmentFinished(_ attempt: Establishment, result: Result<Channel, FlowError>) {
         guard establishment === attempt else {
@@ -446,6 +461,11 @@ package final class Flow: @unchecked Sendable {
         switch result {
         case .success(let channel):
             transport = .owned(channel)
+            // The winner already wrote the Fast Open data (in its SYN, or right after connecting).
+            for _ in 0..<min(attempt.fastOpenSends, queuedSends.count) {
+                let sent = queuedSends.removeFirst()
+                report.sentBytes += UInt64(sent.data?.readableBytes ?? 0)
+            }
             perform(machine.establishmentSucceeded())
             if machine.state != .ready {
                 // Cancelled in the meantime.
@@ -726,6 +746,11 @@ package final class Flow: @unchecked Sendable {
         let channel = transport.channel
         var remote = channel?.remoteAddress
         if case .shared(_, let peer, _) = transport { remote = peer }
+        if remote == nil, channel != nil {
+            // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
+            // address that won the race (or the literal target).
+            remote = report.resolution?.successful ?? target.literalAddress
+        }
         return FlowSnapshot(
             state: machine.state,
             localAddress: channel?.localAddress,

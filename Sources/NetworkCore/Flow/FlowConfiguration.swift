@@ -16,6 +16,16 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The socket address when the target needs no resolution.
+    package var literalAddress: SocketAddress? {
+        switch self {
+        case .address(let address): return address
+        case .hostPort(let host, let port, let interfaceName):
+            return AddressResolver.literalAddress(host, port: port, interfaceName: interfaceName)
+        case .unix: return nil
+        }
+    }
+
     package var description: String {
         switch self {
         case .hostPort(let host, let port, _): return "\(host):\(port)"
@@ -57,6 +67,8 @@ package struct FlowConfiguration: Sendable {
     /// Happy Eyeballs' connection attempt delay: how long an attempt runs alone before the next
     /// address is tried alongside it (clamped to 100 ms … 2 s by the racer).
     package var connectionAttemptDelay: TimeAmount = .milliseconds(250)
+    /// `NWParameters.allowFastOpen`: idempotent data queued before start may ride in the SYN.
+    package var allowFastOpen = false
     /// How host names are looked up; nil for the system's getaddrinfo.
     package var addressLookup: AddressLookup?
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
