@@ -43,6 +43,7 @@ package enum TLSStatus {
     package static let badCertificate: Int32 = -9808  // errSSLBadCert
     package static let unknownRootCertificate: Int32 = -9812  // errSSLUnknownRootCert
     package static let certificateExpired: Int32 = -9814  // errSSLCertExpired
+    package static let certificateNotYetValid: Int32 = -9815  // errSSLCertNotYetValid
     package static let peerHandshakeFailure: Int32 = -9824  // errSSLPeerHandshakeFail
     package static let peerProtocolVersion: Int32 = -9836  // errSSLPeerProtocolVersion
     package static let hostNameMismatch: Int32 = -9843  // errSSLHostNameMismatch
