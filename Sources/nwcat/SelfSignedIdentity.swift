@@ -34,7 +34,9 @@ struct SelfSignedIdentity {
 
     /// Why making the identity failed: the GnuTLS step and its message.
     struct Failure: Error, CustomStringConvertible {
+        /// What was being made when GnuTLS failed.
         let step: String
+        /// GnuTLS's (negative) error code.
         let code: Int32
         var description: String {
             let message = gnutls_strerror(code).map { String(cString: $0) } ?? "error \(code)"
@@ -119,6 +121,7 @@ struct SelfSignedIdentity {
         return name.isEmpty ? "localhost" : name
     }
 
+    /// Throws GnuTLS's error for a negative return code.
     private static func check(_ code: Int32, _ step: String) throws {
         if code < 0 { throw Failure(step: step, code: code) }
     }

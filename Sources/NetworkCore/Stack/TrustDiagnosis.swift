@@ -16,6 +16,7 @@ import CGnuTLS
 /// Runs only on a failed handshake, so loading the trust store here (a few milliseconds) costs
 /// nothing on the path that succeeds.
 package enum TrustDiagnosis {
+    /// What the second look found.
     package enum Finding: Equatable, Sendable {
         /// Trusted but past its end date.
         case expired

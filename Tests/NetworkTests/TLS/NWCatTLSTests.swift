@@ -8,10 +8,14 @@ import Testing
 struct NWCatTLSTests {
     /// A running `nwcat listen 0 --tls --echo` with the port and pin it announced.
     struct Listener {
+        /// The nwcat process.
         let process: ToolProcess
+        /// The port the system chose, as nwcat printed it.
         let port: String
+        /// The printed pin (empty when nwcat was given --cert/--key and printed none).
         let pin: String
 
+        /// Starts the listener (`extra` adds options) and waits for its announcements.
         static func start(_ nwcat: String, extra: [String] = []) async throws -> Listener {
             let process = try ToolProcess(nwcat, ["listen", "0", "--tls", "--echo"] + extra)
             do {

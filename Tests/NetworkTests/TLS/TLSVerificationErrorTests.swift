@@ -18,10 +18,13 @@ struct TLSVerificationErrorTests {
     /// A private CA and certificates it signed, made with GnuTLS's certtool (which, unlike
     /// OpenSSL 3.0's `x509 -req`, takes any validity dates, past or future).
     struct Certificates {
+        /// The temporary folder holding every file below.
         let directory: URL
+        /// A file in ``directory``.
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         /// The system bundle plus the test CA.
         var bundle: String { path("bundle.crt") }
+        /// The private key of every leaf (one key serves them all: only the certificates differ).
         var key: String { path("leaf.key") }
 
         /// Leaves by name: `good` (localhost, valid now), `wrong-host` (elsewhere.invalid),
@@ -35,6 +38,7 @@ struct TLSVerificationErrorTests {
                 + "activation_date = \"2099-01-01 00:00:00 UTC\"\nexpiration_date = \"2099-02-01 00:00:00 UTC\"\n",
         ]
 
+        /// Makes the CA, the leaves and the bundle in a new temporary folder.
         static func make(certtool: String) async throws -> Certificates {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwtls-ca-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -9,6 +9,7 @@ import Testing
 /// A command-line program run by a test with both output streams captured (PeerProcess passes
 /// standard error through, but these tests read what nwcat prints there: its pin, its errors).
 final class ToolProcess: @unchecked Sendable {
+    /// The child process (its pid, whether it still runs, its status).
     let process = Process()
     /// Bytes read from one stream so far (the pipe readers run on their own threads).
     private final class Sink: Sendable {
@@ -46,7 +47,9 @@ final class ToolProcess: @unchecked Sendable {
         }
     }
 
+    /// Everything the program wrote to standard output so far.
     var standardOutput: String { String(decoding: stdoutText.data.withLock { $0 }, as: UTF8.self) }
+    /// Everything the program wrote to standard error so far.
     var standardError: String { String(decoding: stderrText.data.withLock { $0 }, as: UTF8.self) }
 
     /// Waits until standard error has a match for `pattern` and returns the match's first
@@ -104,6 +107,7 @@ final class ToolProcess: @unchecked Sendable {
 
 /// A program did not print what a test waited for in time.
 struct OutputTimeout: Error, CustomStringConvertible {
+    /// What was awaited and what the program had printed instead.
     let description: String
 }
 
