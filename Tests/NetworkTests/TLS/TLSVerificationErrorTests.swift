@@ -91,10 +91,11 @@ struct TLSVerificationErrorTests {
         return (certtool, openssl, nwcat, unshare)
     }
 
-    /// `openssl s_server` presenting `leaf`, reversing each line.
-    static func serve(_ openssl: String, _ certificates: Certificates, leaf: String) async throws -> (PeerProcess, String) {
+    /// `openssl s_server` presenting `leaf`, reversing each line (a ToolProcess, so it holds
+    /// no descriptor of this process while it runs).
+    static func serve(_ openssl: String, _ certificates: Certificates, leaf: String) async throws -> (ToolProcess, String) {
         let port = try freePort()
-        let server = try PeerProcess(
+        let server = try ToolProcess(
             openssl, ["s_server", "-accept", "\(port)", "-cert", certificates.path("\(leaf).pem"), "-key", certificates.key,
                       "-rev", "-quiet"])
         try await waitUntilBound(port: port, udp: false)

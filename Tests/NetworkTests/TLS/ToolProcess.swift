@@ -3,54 +3,42 @@ import Glibc
 #endif
 import Foundation
 import PeerSupport
-import Synchronization
 import Testing
 
 /// A command-line program run by a test with both output streams captured (PeerProcess passes
 /// standard error through, but these tests read what nwcat prints there: its pin, its errors).
+///
+/// The streams go to temporary files, not pipes: once the program has started this process
+/// holds none of its descriptors, so tests elsewhere that count this process's open
+/// descriptors (and run in parallel with these) see no difference.
 final class ToolProcess: @unchecked Sendable {
     /// The child process (its pid, whether it still runs, its status).
     let process = Process()
-    /// Bytes read from one stream so far (the pipe readers run on their own threads).
-    private final class Sink: Sendable {
-        let data = Mutex(Data())
-    }
+    private let files: (input: URL, output: URL, error: URL)
 
-    private let stdoutText = Sink()
-    private let stderrText = Sink()
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
-
-    /// Starts `executable arguments`. `input`, if given, is written to standard input, which is
-    /// then closed; without it standard input stays open until ``stop()``.
-    init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
+    /// Starts `executable arguments` with `input` (by default nothing) as its standard input.
+    init(_ executable: String, _ arguments: [String], input: Data = Data()) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("nwtool-\(UUID().uuidString)")
+        files = (base.appendingPathExtension("in"), base.appendingPathExtension("out"), base.appendingPathExtension("err"))
+        try input.write(to: files.input)
+        for file in [files.output, files.error] { try Data().write(to: file) }
+        let stdin = try FileHandle(forReadingFrom: files.input)
+        let stdout = try FileHandle(forWritingTo: files.output)
+        let stderr = try FileHandle(forWritingTo: files.error)
+        // The child has its own copies once it runs; ours are closed right away.
+        defer { for handle in [stdin, stdout, stderr] { try? handle.close() } }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        for (pipe, sink) in [(stdoutPipe, stdoutText), (stderrPipe, stderrText)] {
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil  // end of file: stop watching
-                } else {
-                    sink.data.withLock { $0.append(data) }
-                }
-            }
-        }
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
         try process.run()
-        if let input {
-            try stdinPipe.fileHandleForWriting.write(contentsOf: input)
-            try stdinPipe.fileHandleForWriting.close()
-        }
     }
 
     /// Everything the program wrote to standard output so far.
-    var standardOutput: String { String(decoding: stdoutText.data.withLock { $0 }, as: UTF8.self) }
+    var standardOutput: String { String(decoding: (try? Data(contentsOf: files.output)) ?? Data(), as: UTF8.self) }
     /// Everything the program wrote to standard error so far.
-    var standardError: String { String(decoding: stderrText.data.withLock { $0 }, as: UTF8.self) }
+    var standardError: String { String(decoding: (try? Data(contentsOf: files.error)) ?? Data(), as: UTF8.self) }
 
     /// Waits until standard error has a match for `pattern` and returns the match's first
     /// capture group (or the whole match when the pattern has none).
@@ -58,8 +46,8 @@ final class ToolProcess: @unchecked Sendable {
         let expression = try NSRegularExpression(pattern: pattern)
         var deadline = Date().addingTimeInterval(timeout)
         while true {
-            // An exited program gets a moment for its last output to be read, then no more.
-            if !process.isRunning { deadline = min(deadline, Date().addingTimeInterval(0.3)) }
+            // An exited program prints nothing more: one last look, then give up.
+            if !process.isRunning { deadline = min(deadline, Date()) }
             let text = standardError
             if let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let group = match.numberOfRanges > 1 ? match.range(at: 1) : match.range
@@ -76,10 +64,7 @@ final class ToolProcess: @unchecked Sendable {
     func waitForExit(timeout: Double = 15) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { await pause(milliseconds: 20) }
-        guard !process.isRunning else { return nil }
-        // Let the readers take the last bytes the program wrote before it exited.
-        await pause(milliseconds: 100)
-        return process.terminationStatus
+        return process.isRunning ? nil : process.terminationStatus
     }
 
     /// Ends the program (SIGKILL by pid: children inherit the test's blocked SIGTERM).
@@ -88,7 +73,6 @@ final class ToolProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        try? stdinPipe.fileHandleForWriting.close()
     }
 
     /// Runs a program to its end and returns its status and output; a program still running
@@ -102,7 +86,10 @@ final class ToolProcess: @unchecked Sendable {
         return (status, tool.standardOutput, tool.standardError)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        for file in [files.input, files.output, files.error] { try? FileManager.default.removeItem(at: file) }
+    }
 }
 
 /// A program did not print what a test waited for in time.
