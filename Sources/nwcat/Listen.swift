@@ -15,6 +15,11 @@ struct Listen: ParsableCommand {
             With --echo, data is sent back to whoever sent it and standard input is not read; \
             when a TCP peer closes its side, nwcat finishes echoing and closes too.
 
+            With --tls and no --cert/--key, nwcat makes a self-signed certificate (ECDSA P-256, \
+            for this host name, localhost, 127.0.0.1 and ::1, valid 30 days) and prints its \
+            SHA-256 pin to standard error; clients trust it with `nwcat connect --tls --pin PIN`. \
+            The private key stays in memory and is never printed.
+
             nwcat keeps listening until interrupted (SIGINT or SIGTERM), then cancels the \
             listener and every connection and exits 0.
             """
@@ -37,7 +42,7 @@ struct Listen: ParsableCommand {
 
     func run() throws {
         let session = ListenSession(
-            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls),
+            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls, listening: true),
             udp: options.udp || tlsOptions.dtls, verbose: options.verbose, echo: echo)
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }

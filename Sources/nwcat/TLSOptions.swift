@@ -23,10 +23,10 @@ struct TLSOptions: ParsableArguments {
     @Option(help: "connect: trust exactly the server certificate with this SHA-256 (hex of its DER), instead of the system trust store.")
     var pin: String?
 
-    @Option(help: "listen: PEM certificate chain file (leaf first).")
+    @Option(help: "listen: PEM certificate chain file (leaf first). Without --cert/--key, listen --tls makes a self-signed certificate and prints its --pin.")
     var cert: String?
 
-    @Option(help: "listen: PEM private key file.")
+    @Option(help: "listen: PEM private key file (goes with --cert).")
     var key: String?
 
     func validate(udp: Bool, listening: Bool) throws {
@@ -39,14 +39,14 @@ struct TLSOptions: ParsableArguments {
         if pin != nil && insecure { throw ValidationError("--pin and --insecure contradict each other") }
         if listening && pin != nil { throw ValidationError("--pin applies to connect only") }
         if tls && udp { throw ValidationError("--tls runs over TCP; use --dtls for UDP") }
-        if listening && secured && (cert == nil || key == nil) {
-            throw ValidationError("listen --tls needs --cert and --key (PEM files)")
-        }
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if listening && insecure { throw ValidationError("--insecure applies to connect only") }
     }
 
-    /// The parameters for this command line: TCP, TLS over TCP, UDP or DTLS over UDP.
-    func parameters(udp: Bool) throws -> NWParameters {
+    /// The parameters for this command line: TCP, TLS over TCP, UDP or DTLS over UDP. A TLS or
+    /// DTLS listener without `--cert`/`--key` gets a self-signed identity (see
+    /// ``localIdentity(listening:)``).
+    func parameters(udp: Bool, listening: Bool = false) throws -> NWParameters {
         guard secured else { return udp ? .udp : .tcp }
         let options = NWProtocolTLS.Options()
         let security = options.securityProtocolOptions
@@ -57,14 +57,27 @@ struct TLSOptions: ParsableArguments {
                 complete(trust.certificates.first.map { SHA256.hex($0.derData) } == pin)
             }, DispatchQueue(label: "nwcat.pin"))
         }
+        if let identity = try localIdentity(listening: listening) {
+            sec_protocol_options_set_local_identity(security, identity)
+        }
+        return dtls ? NWParameters(dtls: options) : NWParameters(tls: options)
+    }
+
+    /// The identity this side presents: the PEM files given; else, for a listener, a fresh
+    /// self-signed one whose pin goes to standard error (a TLS server cannot run without an
+    /// identity, and the pin is how a client can trust one nobody signed); else none.
+    func localIdentity(listening: Bool) throws -> sec_identity_t? {
         if let cert, let key {
             let chain = try String(contentsOfFile: cert, encoding: .utf8)
             let privateKey = try String(contentsOfFile: key, encoding: .utf8)
             guard let identity = sec_identity_create_with_pem(certificateChain: chain, privateKey: privateKey) else {
                 throw ValidationError("no certificate or private key found in \(cert) / \(key)")
             }
-            sec_protocol_options_set_local_identity(security, identity)
+            return identity
         }
-        return dtls ? NWParameters(dtls: options) : NWParameters(tls: options)
+        guard listening else { return nil }
+        let generated = try SelfSignedIdentity.generate()
+        Console.log(generated.announcement)
+        return generated.identity
     }
 }

@@ -220,7 +220,10 @@ enum TLSStack {
         let promise = channel.eventLoop.makePromise(of: String?.self)
         do {
             try channel.pipeline.syncOperations.addHandler(
-                TLSHandshakeWaiter(promise: promise, verifyBlock: verifyBlock), position: .after(handler))
+                TLSHandshakeWaiter(promise: promise, verifyBlock: verifyBlock) { [weak handler] in
+                    try? handler?.peerCertificate?.toDERBytes()
+                },
+                position: .after(handler))
         } catch {
             promise.fail(error)
         }
@@ -247,11 +250,15 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, 
 
     private let promise: EventLoopPromise<String?>
     private let verifyBlock: Bool
+    /// The certificate the peer presented (DER), asked for only when a failure needs it
+    /// explained (see ``TrustDiagnosis``).
+    private let peerLeaf: () -> [UInt8]?
     private var done = false
 
-    init(promise: EventLoopPromise<String?>, verifyBlock: Bool) {
+    init(promise: EventLoopPromise<String?>, verifyBlock: Bool, peerLeaf: @escaping () -> [UInt8]? = { nil }) {
         self.promise = promise
         self.verifyBlock = verifyBlock
+        self.peerLeaf = peerLeaf
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -288,7 +295,7 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !done {
             done = true
-            promise.fail(FlowError(tls: error, verifyBlock: verifyBlock))
+            promise.fail(FlowError(tls: error, verifyBlock: verifyBlock, peerLeaf: peerLeaf))
             context.close(promise: nil)
             return
         }
@@ -305,8 +312,10 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, 
 }
 
 extension FlowError {
-    /// A handshake failure as the Security framework's status code.
-    init(tls error: any Error, verifyBlock: Bool) {
+    /// A handshake failure as the Security framework's status code. `peerLeaf` gives the
+    /// certificate the peer presented, for telling an expired certificate from an untrusted
+    /// one when the default verification refused it (BoringSSL's error text does not say which).
+    init(tls error: any Error, verifyBlock: Bool, peerLeaf: () -> [UInt8]? = { nil }) {
         if let flow = error as? FlowError {
             self = flow
             return
@@ -324,7 +333,11 @@ extension FlowError {
             } else if text.contains("HOSTNAME") || text.contains("HOST NAME") {
                 self = .tls(TLSStatus.hostNameMismatch)
             } else {
-                self = .tls(TLSStatus.certificateChainInvalid)
+                switch peerLeaf().map({ TrustDiagnosis.diagnose(leaf: $0) }) {
+                case .expired: self = .tls(TLSStatus.certificateExpired)
+                case .notYetValid: self = .tls(TLSStatus.certificateNotYetValid)
+                case .untrusted, nil: self = .tls(TLSStatus.certificateChainInvalid)
+                }
             }
         } else if text.contains("PROTOCOL_VERSION") || text.contains("UNSUPPORTED_PROTOCOL") {
             self = .tls(TLSStatus.peerProtocolVersion)
