@@ -383,7 +383,7 @@ final class Establishment: @unchecked Sendable {
             return connected.flatMap { channel in
                 let started = NIODeadline.now()
                 return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName)
+                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: address)
                 }.map { facts in
                     attempt.tlsFacts = facts
                     attempt.tlsHandshakeDuration = .now() - started

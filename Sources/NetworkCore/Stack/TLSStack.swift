@@ -140,6 +140,10 @@ enum TLSStack {
             // Explicitly insecure, or a PSK session: the shared key authenticates the server,
             // which presents no certificate.
             configuration.certificateVerification = .none
+        } else {
+            // The chain is checked here (or by the verify block, which then decides alone, as
+            // on Apple); the host name is checked by `startClient` (HostNameCheck).
+            configuration.certificateVerification = .noHostnameVerification
         }
         return try NIOSSLContext(configuration: configuration)
     }
@@ -169,7 +173,7 @@ enum TLSStack {
     /// Adds a client handler in front of the flow's handler and completes with the session once
     /// the handshake is done (or with a `.tls` error).
     static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, peer: SocketAddress? = nil
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         do {
@@ -188,7 +192,17 @@ enum TLSStack {
                 handler = try NIOSSLClientHandler(context: context, serverHostname: sniName)
             }
             try channel.pipeline.syncOperations.addHandler(handler, position: .first)
-            return wait(for: handler, on: channel, presented: presented, serverName: sniName, verifyBlock: settings.verify != nil)
+            let handshake = wait(for: handler, on: channel, presented: presented, serverName: sniName, verifyBlock: settings.verify != nil)
+            // Default verification names the server: the name asked for, else the address.
+            let checksName = settings.verify == nil && settings.peerAuthenticationRequired != false && settings.preSharedKeys.isEmpty
+            guard checksName, let name = hostName ?? peer?.ipAddress else { return handshake }
+            return handshake.flatMapThrowing { facts in
+                guard let leaf = facts.peerCertificates.first, HostNameCheck.matches(leaf: leaf, name: name) else {
+                    channel.close(promise: nil)
+                    throw FlowError.tls(TLSStatus.hostNameMismatch)
+                }
+                return facts
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(FlowError(tls: error, verifyBlock: false))
         }

@@ -194,6 +194,19 @@ struct TLSInteropTests {
         connection.cancel()
     }
 
+    @Test("a verify block decides alone: a pinned certificate is accepted whatever name was asked for")
+    func verifyBlockOverridesHostName() async throws {
+        let identity = try Identity.make()
+        guard let (server, port) = try await Self.startServer(identity) else { return }
+        defer { server.stop() }
+        let parameters = Self.pinned(to: try identity.certificateDER)
+        let tls = try #require(parameters.defaultProtocolStack.applicationProtocols.first as? NWProtocolTLS.Options)
+        sec_protocol_options_set_tls_server_name(tls.securityProtocolOptions, "not-the-certificate-name.example")
+        let connection = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: parameters)
+        #expect(await Self.settle(connection) == .ready)
+        connection.cancel()
+    }
+
     @Test("a verify block that rejects fails with errSSLBadCert")
     func verifyBlockRejects() async throws {
         let identity = try Identity.make()
