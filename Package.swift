@@ -59,7 +59,7 @@ let package = Package(
         .target(
             // Apple's TLS knobs (sec_protocol_*), under the module name Apple code imports.
             name: "Security",
-            dependencies: ["CGnuTLS"]
+            dependencies: []
         ),
         .target(
             name: "Network",

@@ -3,5 +3,3 @@
 #include <gnutls/dtls.h>
 #include <gnutls/x509.h>
 #include <gnutls/crypto.h>
-#include <gnutls/pkcs12.h>
-#include <gnutls/abstract.h>

@@ -1,6 +1,3 @@
-// @preconcurrency: GnuTLS exports its deallocator as a global function pointer (`gnutls_free`)
-// that it sets once when the library loads; reading it from any thread is safe.
-@preconcurrency import CGnuTLS
 import Foundation
 
 /// Options key of ``SecPKCS12Import(_:_:_:)``: the file's passphrase (a `String`).
@@ -60,42 +57,45 @@ struct PKCS12File {
     }
 
     init(_ data: Data, passphrase: String?) throws(Failure) {
-        var pkcs12: gnutls_pkcs12_t?
-        guard gnutls_pkcs12_init(&pkcs12) == GNUTLS_E_SUCCESS, let pkcs12 else { throw Failure(status: errSecDecode) }
-        defer { gnutls_pkcs12_deinit(pkcs12) }
-        let imported = data.isEmpty
-            ? GNUTLS_E_PARSING_ERROR : GnuTLS.withDatum(data) { gnutls_pkcs12_import(pkcs12, &$0, GNUTLS_X509_FMT_DER, 0) }
-        guard imported == GNUTLS_E_SUCCESS else { throw Failure(status: errSecDecode) }
+        var pkcs12: GnuTLSLibrary.Handle?
+        guard let gnutls = GnuTLSLibrary.shared, !data.isEmpty, gnutls.pkcs12Init(&pkcs12) == GnuTLSConstant.success, let pkcs12
+        else { throw Failure(status: errSecDecode) }
+        defer { gnutls.pkcs12Deinit(pkcs12) }
+        let imported = GnuTLS.withDatum(data) { gnutls.pkcs12Import(pkcs12, $0, GnuTLSConstant.formatDER, 0) }
+        guard imported == GnuTLSConstant.success else { throw Failure(status: errSecDecode) }
         // The MAC proves the passphrase; a file written without one is judged by decryption.
-        if gnutls_pkcs12_verify_mac(pkcs12, passphrase) == GNUTLS_E_MAC_VERIFY_FAILED { throw Failure(status: errSecAuthFailed) }
+        if gnutls.pkcs12VerifyMAC(pkcs12, passphrase) == GnuTLSConstant.macVerifyFailed { throw Failure(status: errSecAuthFailed) }
 
-        var key: gnutls_x509_privkey_t?
-        var chainList: UnsafeMutablePointer<gnutls_x509_crt_t?>?
+        var key: GnuTLSLibrary.Handle?
+        var chainList: UnsafeMutablePointer<GnuTLSLibrary.Handle?>?
         var chainCount: UInt32 = 0
-        var extras: UnsafeMutablePointer<gnutls_x509_crt_t?>?
+        var extras: UnsafeMutablePointer<GnuTLSLibrary.Handle?>?
         var extraCount: UInt32 = 0
-        let parsed = gnutls_pkcs12_simple_parse(pkcs12, passphrase, &key, &chainList, &chainCount, &extras, &extraCount, nil, 0)
+        let parsed = gnutls.pkcs12SimpleParse(pkcs12, passphrase, &key, &chainList, &chainCount, &extras, &extraCount, nil, 0)
+        defer { if let key { gnutls.privateKeyDeinit(key) } }
         // GnuTLS hands over every certificate it allocated; adopt them so they are freed.
-        let leafFirst = Self.adopt(chainList, chainCount)
-        let others = Self.adopt(extras, extraCount)
-        defer { if let key { gnutls_x509_privkey_deinit(key) } }
-        guard parsed == GNUTLS_E_SUCCESS, let key else {
-            throw Failure(status: [GNUTLS_E_DECRYPTION_FAILED, GNUTLS_E_MAC_VERIFY_FAILED].contains(parsed) ? errSecAuthFailed : errSecDecode)
+        let leafFirst = Self.adopt(chainList, chainCount, gnutls)
+        let others = Self.adopt(extras, extraCount, gnutls)
+        guard parsed == GnuTLSConstant.success, let key else {
+            let wrongPassphrase = [GnuTLSConstant.decryptionFailed, GnuTLSConstant.macVerifyFailed].contains(parsed)
+            throw Failure(status: wrongPassphrase ? errSecAuthFailed : errSecDecode)
         }
-        var datum = gnutls_datum_t()
-        guard gnutls_x509_privkey_export2_pkcs8(key, GNUTLS_X509_FMT_DER, nil, GNUTLS_PKCS_PLAIN.rawValue, &datum) == GNUTLS_E_SUCCESS,
-            let keyDER = GnuTLS.take(&datum)
+        var datum = GnuTLSDatum(data: nil, size: 0)
+        guard gnutls.privateKeyExportPKCS8(key, GnuTLSConstant.formatDER, nil, GnuTLSConstant.pkcsPlain, &datum) == GnuTLSConstant.success,
+            let keyDER = GnuTLS.take(&datum, gnutls)
         else { throw Failure(status: errSecDecode) }
         let certificates = (leafFirst + others).compactMap { $0.der.map(SecCertificate.init(trusted:)) }
         guard !leafFirst.isEmpty, !certificates.isEmpty else { throw Failure(status: errSecDecode) }
-        self.chain = certificates
+        chain = certificates
         privateKeyDER = keyDER
     }
 
     /// Wraps a GnuTLS-allocated certificate array (freeing the array itself).
-    private static func adopt(_ list: UnsafeMutablePointer<gnutls_x509_crt_t?>?, _ count: UInt32) -> [GnuTLSCertificate] {
+    private static func adopt(
+        _ list: UnsafeMutablePointer<GnuTLSLibrary.Handle?>?, _ count: UInt32, _ gnutls: GnuTLSLibrary
+    ) -> [GnuTLSCertificate] {
         guard let list else { return [] }
-        defer { gnutls_free(list) }
-        return (0..<Int(count)).compactMap { list[$0].map(GnuTLSCertificate.init(owning:)) }
+        defer { gnutls.free(list) }
+        return (0..<Int(count)).compactMap { index in list[index].map { GnuTLSCertificate(owning: $0, in: gnutls) } }
     }
 }

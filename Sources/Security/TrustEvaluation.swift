@@ -1,4 +1,3 @@
-import CGnuTLS
 import Foundation
 
 /// One run of GnuTLS's chain verification for a ``SecTrust``: builds the trust list (system
@@ -25,63 +24,57 @@ struct TrustEvaluation {
     }
 
     private func verify(_ chain: [GnuTLSCertificate], under policy: SecPolicy) -> CFError? {
-        var list: gnutls_x509_trust_list_t?
-        guard gnutls_x509_trust_list_init(&list, 0) == GNUTLS_E_SUCCESS, let list else {
+        var list: GnuTLSLibrary.Handle?
+        guard let gnutls = GnuTLSLibrary.shared, gnutls.trustListInit(&list, 0) == GnuTLSConstant.success, let list else {
             return Self.error(errSecNotTrusted, "the trust store could not be set up")
         }
-        defer { gnutls_x509_trust_list_deinit(list, 1) }  // 1: also frees the anchors it owns
+        defer { gnutls.trustListDeinit(list, 1) }  // 1: also frees the anchors it owns
         if let anchors = state.anchors {
             // The list takes ownership of the handles it is given.
-            var handles: [gnutls_x509_crt_t?] = anchors.compactMap { GnuTLSCertificate(der: $0.der)?.release() }
-            if !handles.isEmpty { _ = gnutls_x509_trust_list_add_cas(list, &handles, UInt32(handles.count), 0) }
+            let handles: [GnuTLSLibrary.Handle?] = anchors.compactMap { GnuTLSCertificate(der: $0.der)?.release() }
+            if !handles.isEmpty { _ = gnutls.trustListAddCAs(list, handles, UInt32(handles.count), 0) }
         }
         if state.anchors == nil || !state.anchorsOnly {
-            _ = gnutls_x509_trust_list_add_system_trust(list, 0, 0)
+            _ = gnutls.trustListAddSystemTrust(list, 0, 0)
         }
 
         // Typed data: the key purpose and, for a client checking a server, the host name.
         var strings: [UnsafeMutablePointer<CChar>] = []
         defer { strings.forEach { free($0) } }
-        var data: [gnutls_typed_vdata_st] = []
-        func add(_ type: gnutls_vdata_types_t, _ text: String) {
+        var data: [GnuTLSTypedData] = []
+        func add(_ type: UInt32, _ text: String) {
             guard let copy = strdup(text) else { return }
             strings.append(copy)
-            data.append(gnutls_typed_vdata_st(
-                type: type, data: UnsafeMutableRawPointer(copy).assumingMemoryBound(to: UInt8.self), size: 0))
+            data.append(GnuTLSTypedData(type: type, data: UnsafeMutableRawPointer(copy).assumingMemoryBound(to: UInt8.self), size: 0))
         }
         if case .ssl(let server, let hostname) = policy.kind {
-            add(GNUTLS_DT_KEY_PURPOSE_OID, server ? GNUTLS_KP_TLS_WWW_SERVER : GNUTLS_KP_TLS_WWW_CLIENT)
-            if server, let hostname, !hostname.isEmpty { add(GNUTLS_DT_DNS_HOSTNAME, hostname) }
+            add(GnuTLSConstant.dataKeyPurpose, server ? GnuTLSConstant.purposeServer : GnuTLSConstant.purposeClient)
+            if server, let hostname, !hostname.isEmpty { add(GnuTLSConstant.dataHostname, hostname) }
         }
 
-        var handles: [gnutls_x509_crt_t?] = chain.compactMap(\.handle)
+        var handles: [GnuTLSLibrary.Handle?] = chain.compactMap(\.handle)
         var status: UInt32 = 0
         let result = data.withUnsafeMutableBufferPointer { typed in
-            gnutls_x509_trust_list_verify_crt2(
-                list, &handles, UInt32(handles.count), typed.baseAddress, UInt32(typed.count), 0, &status, nil)
+            gnutls.trustListVerifyCrt2(list, &handles, UInt32(handles.count), typed.baseAddress, UInt32(typed.count), 0, &status, nil)
         }
         withExtendedLifetime(chain) {}
-        guard result == GNUTLS_E_SUCCESS else { return Self.error(errSecNotTrusted, "the chain could not be verified") }
+        guard result == GnuTLSConstant.success else { return Self.error(errSecNotTrusted, "the chain could not be verified") }
         guard status != 0 else { return nil }
         let name = state.certificates.first.flatMap(SecCertificateCopySubjectSummary) ?? "certificate"
         return Self.error(Self.status(for: status), Self.message(for: status, name: name))
     }
 
-    private static func has(_ status: UInt32, _ flag: gnutls_certificate_status_t) -> Bool {
-        status & flag.rawValue != 0
-    }
-
     /// The errSec code for GnuTLS's status bits. A broken chain outranks dates, and dates
     /// outrank the host name, so the reason given is the most fundamental one.
     static func status(for bits: UInt32) -> OSStatus {
-        let untrusted: [gnutls_certificate_status_t] = [
-            GNUTLS_CERT_SIGNER_NOT_FOUND, GNUTLS_CERT_SIGNER_NOT_CA, GNUTLS_CERT_SIGNATURE_FAILURE,
-            GNUTLS_CERT_REVOKED, GNUTLS_CERT_INSECURE_ALGORITHM, GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE,
+        let status = GnuTLSStatus(rawValue: bits)
+        let untrusted: GnuTLSStatus = [
+            .signerNotFound, .signerNotCA, .signatureFailure, .revoked, .insecureAlgorithm, .signerConstraintsFailure,
         ]
-        if untrusted.contains(where: { has(bits, $0) }) { return errSecNotTrusted }
-        if has(bits, GNUTLS_CERT_EXPIRED) { return errSecCertificateExpired }
-        if has(bits, GNUTLS_CERT_NOT_ACTIVATED) { return errSecCertificateNotValidYet }
-        if has(bits, GNUTLS_CERT_UNEXPECTED_OWNER) { return errSecHostNameMismatch }
+        if !status.isDisjoint(with: untrusted) { return errSecNotTrusted }
+        if status.contains(.expired) { return errSecCertificateExpired }
+        if status.contains(.notActivated) { return errSecCertificateNotValidYet }
+        if status.contains(.unexpectedOwner) { return errSecHostNameMismatch }
         return errSecNotTrusted
     }
 
