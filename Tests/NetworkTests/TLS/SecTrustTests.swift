@@ -75,6 +75,17 @@ struct SecTrustTests {
         #expect(Self.evaluate(both) == (false, Int(errSecHostNameMismatch)))
     }
 
+    @Test func sslPoliciesCheckTheKeyPurpose() throws {
+        let authority = try TestCertificateAuthority.make()
+        let ca = try authority.certificate
+        let clientOnly = try authority.issue(usage: "clientAuth")
+        #expect(Self.evaluate(try Self.trust(clientOnly, policy: SecPolicyCreateSSL(false, nil), anchors: [ca])) == (true, nil))
+        #expect(Self.evaluate(try Self.trust(clientOnly, policy: SecPolicyCreateSSL(true, "localhost"), anchors: [ca])).0 == false)
+        let serverOnly = try authority.issue(usage: "serverAuth")
+        #expect(Self.evaluate(try Self.trust(serverOnly, policy: SecPolicyCreateSSL(true, "localhost"), anchors: [ca])) == (true, nil))
+        #expect(Self.evaluate(try Self.trust(serverOnly, policy: SecPolicyCreateSSL(false, nil), anchors: [ca])).0 == false)
+    }
+
     @Test func expiredCertificatesReportErrSecCertificateExpired() throws {
         let authority = try TestCertificateAuthority.make()
         let leaf = try authority.issue(expired: true)

@@ -115,4 +115,59 @@ struct SecTrustVerifyBlockTests {
         #expect(try await Self.connect(to: leaf, using: pinned(to: try leaf.certificateDER)) == .ready)
         #expect(try await Self.connect(to: leaf, using: pinned(to: try authority.issue().certificateDER)) == .failed(.tls(-9808)))
     }
+
+    @Test("without anchors the block's evaluation matches default verification: a self-signed server is not trusted")
+    func noAnchorsMatchesDefault() async throws {
+        let outcome = Outcome()
+        let tls = NWProtocolTLS.Options()
+        sec_protocol_options_set_verify_block(tls.securityProtocolOptions, { _, trust, complete in
+            var error: CFError?
+            let trusted = SecTrustEvaluateWithError(sec_trust_copy_ref(trust).takeRetainedValue(), &error)
+            outcome.value.withLock { $0 = (trusted, error?.code) }
+            complete(trusted)
+        }, DispatchQueue(label: "verify-default"))
+        let state = try await Self.connect(to: try TLSInteropTests.Identity.make(), using: NWParameters(tls: tls))
+        #expect(state == .failed(.tls(-9808)))
+        #expect(outcome.value.withLock { $0 }?.code == Int(errSecNotTrusted))
+    }
+
+    @Test("a listener checks client certificates against a private CA with SecTrustEvaluateWithError")
+    func listenerTrustsClientsOfItsCertificateAuthority() async throws {
+        guard let openssl = TLSInteropTests.openssl() else { return }
+        let serverIdentity = try TLSInteropTests.Identity.make()
+        let clients = try TestCertificateAuthority.make(name: "Client CA")
+        // A client-only certificate (extendedKeyUsage clientAuth) naming no host the server could
+        // check: it passes only if the trust carries the client SSL policy, without a name.
+        let client = try clients.issue(commonName: "device-17", alternativeNames: "DNS:device-17.invalid", usage: "clientAuth")
+        let stranger = try TestCertificateAuthority.make(name: "Stranger CA").issue(commonName: "device-99")
+        let clientCA = try clients.certificate
+        let tls = NWProtocolTLS.Options()
+        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try serverIdentity.secIdentity)
+        sec_protocol_options_set_peer_authentication_required(tls.securityProtocolOptions, true)
+        sec_protocol_options_set_verify_block(tls.securityProtocolOptions, { _, trust, complete in
+            let secTrust = sec_trust_copy_ref(trust).takeRetainedValue()
+            SecTrustSetAnchorCertificates(secTrust, [clientCA] as CFArray)
+            complete(SecTrustEvaluateWithError(secTrust, nil))
+        }, DispatchQueue(label: "verify-clients"))
+        let listener = try NWListener(using: NWParameters(tls: tls))
+        defer { listener.cancel() }
+        let queue = DispatchQueue(label: "client-ca-listener")
+        TLSInteropTests.echoOnce(on: listener, queue: queue)
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+
+        let trusted = try PeerProcess(
+            openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof",
+                      "-cert", client.certificatePath, "-key", client.keyPath],
+            input: Data("member\n".utf8))
+        defer { trusted.stop() }
+        try await trusted.waitForOutput(containing: "member", timeout: 15)
+
+        let refused = try PeerProcess(
+            openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof",
+                      "-cert", stranger.certificatePath, "-key", stranger.keyPath],
+            input: Data("stranger\n".utf8))
+        defer { refused.stop() }
+        _ = await refused.waitForExit(timeout: 10)
+        #expect(!String(decoding: refused.standardOutput, as: UTF8.self).contains("stranger"))
+    }
 }

@@ -24,15 +24,18 @@ struct TestCertificateAuthority {
         return authority
     }
 
-    /// A leaf for `commonName` with the given subject alternative names. `expired` makes its
-    /// validity end a day before it starts (`-days -1`): expired from the moment it exists.
+    /// A leaf for `commonName` with the given subject alternative names (and `usage`, an
+    /// extendedKeyUsage value such as `clientAuth`, if given). `expired` makes its validity end
+    /// a day before it starts (`-days -1`): expired from the moment it exists.
     func issue(
-        commonName: String = "localhost", alternativeNames: String = "DNS:localhost,IP:127.0.0.1", expired: Bool = false
+        commonName: String = "localhost", alternativeNames: String = "DNS:localhost,IP:127.0.0.1", usage: String? = nil,
+        expired: Bool = false
     ) throws -> TLSInteropTests.Identity {
         let leaf = TLSInteropTests.Identity(directory: try Self.temporaryDirectory("nwleaf"))
         let request = leaf.directory.appendingPathComponent("req.csr").path
         let extensions = leaf.directory.appendingPathComponent("ext.cnf")
-        try "subjectAltName=\(alternativeNames)\n".write(to: extensions, atomically: true, encoding: .utf8)
+        let usageLine = usage.map { "extendedKeyUsage=\($0)\n" } ?? ""
+        try "subjectAltName=\(alternativeNames)\n\(usageLine)".write(to: extensions, atomically: true, encoding: .utf8)
         try Self.run([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-subj", "/CN=\(commonName)", "-keyout", leaf.keyPath, "-out", request,
