@@ -15,7 +15,7 @@ struct TestCertificateAuthority {
 
     static func make(name: String = "Network Test CA") throws -> TestCertificateAuthority {
         let authority = TestCertificateAuthority(directory: try temporaryDirectory("nwca"))
-        try run([
+        try TLSInteropTests.runOpenSSL([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
             "-subj", "/CN=\(name)", "-addext", "basicConstraints=critical,CA:TRUE",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign",
@@ -36,11 +36,11 @@ struct TestCertificateAuthority {
         let extensions = leaf.directory.appendingPathComponent("ext.cnf")
         let usageLine = usage.map { "extendedKeyUsage=\($0)\n" } ?? ""
         try "subjectAltName=\(alternativeNames)\n\(usageLine)".write(to: extensions, atomically: true, encoding: .utf8)
-        try Self.run([
+        try TLSInteropTests.runOpenSSL([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-subj", "/CN=\(commonName)", "-keyout", leaf.keyPath, "-out", request,
         ])
-        try Self.run([
+        try TLSInteropTests.runOpenSSL([
             "x509", "-req", "-in", request, "-CA", certificatePath, "-CAkey", keyPath,
             "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", expired ? "-1" : "2",
             "-extfile", extensions.path, "-out", leaf.certificatePath,
@@ -60,7 +60,7 @@ struct TestCertificateAuthority {
     /// `identity` packed by `openssl pkcs12 -export` with this CA's certificate, under `passphrase`.
     func pkcs12(_ identity: TLSInteropTests.Identity, passphrase: String) throws -> Data {
         let path = identity.directory.appendingPathComponent("identity.p12").path
-        try Self.run([
+        try TLSInteropTests.runOpenSSL([
             "pkcs12", "-export", "-in", identity.certificatePath, "-inkey", identity.keyPath,
             "-certfile", certificatePath, "-passout", "pass:\(passphrase)", "-out", path,
         ])
@@ -71,18 +71,5 @@ struct TestCertificateAuthority {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
-    }
-
-    /// Runs openssl to completion; a failure (or a missing openssl) fails the test.
-    private static func run(_ arguments: [String]) throws {
-        let openssl = try #require(TLSInteropTests.openssl())
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl \(arguments[0]) failed")
     }
 }
