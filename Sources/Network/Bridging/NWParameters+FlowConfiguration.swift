@@ -18,6 +18,17 @@ extension NWInterface.InterfaceType {
     }
 }
 
+extension FlowTarget {
+    /// The name TLS verifies for this target: the host as written, or the address literal.
+    var verifiedName: String? {
+        switch self {
+        case .hostPort(let host, _, _): return host
+        case .address(let address): return address.ipAddress
+        case .unix: return nil
+        }
+    }
+}
+
 extension NWParameters {
     /// The transport the protocol stack asks for, or nil when it names none this build runs.
     var flowTransport: FlowTransportKind? {
@@ -28,8 +39,9 @@ extension NWParameters {
         }
     }
 
-    /// A snapshot of everything the engine needs, taken when a connection or listener is made.
-    func flowConfiguration(target: FlowTarget) -> FlowConfiguration {
+    /// A snapshot of everything the engine needs, taken when a connection or listener is made
+    /// (`listener` true for the configuration of a listener's inbound connections).
+    func flowConfiguration(target: FlowTarget, listener: Bool = false) -> FlowConfiguration {
         var configuration = FlowConfiguration(target: target)
         let stack = defaultProtocolStack
         switch stack.transportProtocol {
@@ -51,7 +63,8 @@ extension NWParameters {
         case 1 where stack.applicationProtocols[0] is NWProtocolTLS.Options:
             // Over TCP this is TLS, over UDP DTLS.
             let options = stack.applicationProtocols[0] as! NWProtocolTLS.Options
-            configuration.tls = options.securityProtocolOptions.flowConfiguration()
+            configuration.tls = options.securityProtocolOptions.flowConfiguration(
+                peerHostName: target.verifiedName, listener: listener)
         default:
             // WebSocket and framers land in later issues. Refuse rather than run the
             // connection without them: nothing may silently fall back to plaintext.

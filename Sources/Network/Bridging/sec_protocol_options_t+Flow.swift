@@ -4,7 +4,9 @@ import NetworkCore
 
 extension sec_protocol_options_t {
     /// The engine's view of these settings, taken when a connection or listener is created.
-    func flowConfiguration() -> FlowTLSConfiguration {
+    /// `peerHostName` is the host a connection verifies when no server name is set (nil for a
+    /// listener); `listener` says the verify block judges clients rather than a server.
+    func flowConfiguration(peerHostName: String? = nil, listener: Bool = false) -> FlowTLSConfiguration {
         let snapshot = settings.withLock { $0 }
         var tls = FlowTLSConfiguration()
         tls.minimumVersion = snapshot.minimumVersion?.rawValue
@@ -20,12 +22,14 @@ extension sec_protocol_options_t {
         }
         if let block = snapshot.verifyBlock {
             let queue = snapshot.verifyQueue ?? DispatchQueue.global()
-            let serverName = snapshot.serverName
+            // The name default verification would check, so that SecTrustEvaluateWithError in
+            // the block reaches the same verdict.
+            let serverName = listener ? nil : snapshot.serverName ?? peerHostName
             tls.verify = { chain, complete in
                 let certificates = chain.map { sec_certificate_t(derData: Data($0)) }
                 let metadata = sec_protocol_metadata_t(
                     negotiatedProtocol: nil, negotiatedVersion: nil, peerCertificates: certificates, serverName: serverName)
-                let trust = sec_trust_t(certificates: certificates, serverName: serverName)
+                let trust = sec_trust_t(certificates: certificates, serverName: serverName, server: !listener)
                 queue.async { block(metadata, trust, complete) }
             }
         }

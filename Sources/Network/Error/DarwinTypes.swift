@@ -5,8 +5,7 @@
 /// A DNS-SD (`dns_sd.h`) error code; the `kDNSServiceErr_*` values are negative numbers.
 public typealias DNSServiceErrorType = Int32
 
-/// A Security-framework status code, as carried by TLS errors (for example `errSSL*` values).
-public typealias OSStatus = Int32
+// `OSStatus` lives in the Security module (re-exported by Network), beside the errSec codes.
 
 // The error-domain constants. On Apple platforms they are `CFString` values; Core Foundation's
 // string type does not exist on Linux, so they are plain `String`s here, holding the same text.

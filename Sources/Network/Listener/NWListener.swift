@@ -55,7 +55,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
             if port == .any { bindPort = localPort }
         }
         self.requestedPort = bindPort
-        var child = self.parameters.flowConfiguration(target: .unix(path: ""))
+        var child = self.parameters.flowConfiguration(target: .unix(path: ""), listener: true)
         child.transport = transport
         var configuration = FlowListenerConfiguration(transport: transport, port: Int(bindPort.rawValue), child: child)
         configuration.localHost = bindHost

@@ -24,19 +24,11 @@ struct TLSInteropTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwtls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let identity = Identity(directory: directory)
-            let openssl = try #require(TLSInteropTests.openssl())
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: openssl)
-            process.arguments = [
+            try TLSInteropTests.runOpenSSL([
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
                 "-keyout", identity.keyPath, "-out", identity.certificatePath,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "openssl req failed")
+            ])
             return identity
         }
 
@@ -59,6 +51,20 @@ struct TLSInteropTests {
     /// The openssl binary; a missing one fails under CI and says why elsewhere.
     static func openssl(sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         PeerProcess.executable("openssl", sourceLocation: sourceLocation)
+    }
+
+    /// Runs `openssl arguments` to completion (making keys and certificates); a failure, or a
+    /// missing openssl, fails the test.
+    static func runOpenSSL(_ arguments: [String]) throws {
+        let executable = try #require(Self.openssl())
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "openssl \(arguments.first ?? "") failed")
     }
 
     /// `openssl s_server` reversing each line (`-rev`), offering ALPN `echo`.
