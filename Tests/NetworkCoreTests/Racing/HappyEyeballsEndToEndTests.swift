@@ -162,8 +162,9 @@ struct HappyEyeballsEndToEndTests {
             await pause(milliseconds: 20)
             after = ProcFS.openFileDescriptorCount()
         }
+        // Informative only: other suites run in parallel and open descriptors of their own, so
+        // the process-wide count cannot be asserted; the sockets to this server can.
         print("HappyEyeballs losers: descriptors \(descriptorsBefore) before, \(after) after 5 races")
-        #expect(after <= descriptorsBefore + 2, "descriptors leaked: \(after - descriptorsBefore)")
         #expect(Self.ourSockets(toPort: namespace.port).isEmpty)
     }
 
