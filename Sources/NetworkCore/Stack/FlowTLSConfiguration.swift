@@ -51,5 +51,5 @@ package enum TLSStatus {
     package static let peerProtocolVersion: Int32 = -9836  // errSSLPeerProtocolVersion
     package static let hostNameMismatch: Int32 = -9843  // errSSLHostNameMismatch
     package static let decryptionFailed: Int32 = -9845  // errSSLDecryptionFail
-    package static let peerCertificateRequired: Int32 = -9862  // errSSLPeerCertificateRequired
+    package static let peerCertificateRequired: Int32 = -9863  // errSSLCertificateRequired
 }
