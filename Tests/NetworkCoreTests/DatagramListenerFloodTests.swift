@@ -35,7 +35,7 @@ struct DatagramListenerFloodTests {
         let listener = FlowListener(configuration: configuration)
         let flows = Mutex<[Flow]>([])
         let ready = AsyncStream<Void>.makeStream()
-        listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow in
+        listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow, _ in
             flows.withLock { $0.append(flow) }
         }
         var iterator = ready.stream.makeAsyncIterator()

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
+import NIOCore
 import NetworkCore
 import Synchronization
 
@@ -80,7 +81,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         guard delivery.start(queue: queue) else { return }
         engine.start(
             stateHandler: { [self] state in self.engineStateChanged(state) },
-            newFlowHandler: { [self] flow in self.accepted(flow) }
+            newFlowHandler: { [self] flow, remote in self.accepted(flow, remote: remote) }
         )
     }
 
@@ -157,9 +158,9 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         }
     }
 
-    private func accepted(_ flow: Flow) {
+    private func accepted(_ flow: Flow, remote address: SocketAddress?) {
         var remote = NWEndpoint.hostPort(host: .ipv4(.any), port: .any)
-        if case .address(let address) = flow.target, let endpoint = NWEndpoint(address) {
+        if let address, let endpoint = NWEndpoint(address) {
             remote = endpoint
         }
         // Inbound connections share the listener's parameters object (its snapshot is already taken).

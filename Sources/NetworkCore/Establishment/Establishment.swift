@@ -84,6 +84,8 @@ final class Establishment: @unchecked Sendable {
 
     var tlsFacts: TLSSessionFacts? { winner?.tlsFacts }
     var tlsHandshakeDuration: TimeAmount? { winner?.tlsHandshakeDuration }
+    /// The address that won the race.
+    var winnerAddress: SocketAddress? { winner?.address }
     /// When the winning attempt began.
     var winnerStartTime: NIODeadline? { winner?.started }
 

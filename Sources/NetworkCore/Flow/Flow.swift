@@ -24,13 +24,15 @@ package final class Flow: @unchecked Sendable {
         case none
         /// A socket the flow owns (outbound connections, accepted TCP children).
         case owned(Channel)
-        /// A listener's datagram socket shared with other peers; writes go to `remote`.
-        case shared(Channel, remote: SocketAddress, release: @Sendable () -> Void)
+        /// A listener's datagram socket, shared with its other peers. Boxed: only listener flows
+        /// have one, and inline it would make every flow's transport field three times larger.
+        case shared(SharedDatagramPeer)
 
         var channel: Channel? {
             switch self {
             case .none: return nil
-            case .owned(let channel), .shared(let channel, _, _): return channel
+            case .owned(let channel): return channel
+            case .shared(let peer): return peer.channel
             }
         }
     }
@@ -45,8 +47,8 @@ package final class Flow: @unchecked Sendable {
     package let eventLoop: EventLoop
     /// TCP or UDP.
     package let transportKind: FlowTransportKind
-    /// Where the flow goes (for accepted flows: the peer).
-    package let target: FlowTarget
+    // (Where an outbound flow goes lives in `setup` until it is ready; an inbound flow's peer
+    // is its socket's. Not kept per flow: every connection pays for each stored byte.)
     /// The full configuration, needed only until the flow is established; boxed and released
     /// then, so an established flow does not carry ~240 bytes of socket settings around.
     private var setup: ConfigurationBox?
@@ -120,7 +122,6 @@ package final class Flow: @unchecked Sendable {
     /// An outbound flow; nothing happens until `start`.
     package init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
         self.transportKind = configuration.transport
-        self.target = configuration.target
         self.setup = ConfigurationBox(configuration)
         self.eventLoop = eventLoop
         self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
@@ -128,7 +129,6 @@ package final class Flow: @unchecked Sendable {
 
     private init(accepted channel: Channel, configuration: FlowConfiguration) {
         self.transportKind = .tcp
-        self.target = configuration.target
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .stream)
         self.acceptedChannel = channel
@@ -160,17 +160,16 @@ package final class Flow: @unchecked Sendable {
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
-        self.target = configuration.target
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
-        self.transport = .shared(channel, remote: remote, release: release)
+        self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, release: release))
         self.serverSecurity = dtls.map { .dtls($0) }
     }
 
     deinit {
         // A flow dropped without being started or cancelled must not leak its socket.
         if case .owned(let channel) = transport { channel.close(promise: nil) }
-        if case .shared(_, _, let release) = transport { release() }
+        if case .shared(let peer) = transport { peer.release() }
     }
 
     // MARK: - Public operations (any thread)
@@ -350,8 +349,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func establish() {
-        let configuration = setup?.configuration ?? FlowConfiguration(target: target)
-        if let unsupported = configuration.unsupported {
+        if let unsupported = setup?.configuration.unsupported {
             perform(machine.establishmentFailed(unsupported, fatal: true))
             return
         }
@@ -400,6 +398,11 @@ package final class Flow: @unchecked Sendable {
                 return
             }
             perform(machine.establishmentSucceeded())
+            return
+        }
+        guard let configuration = setup?.configuration else {
+            // Only outbound flows get here, and they keep their setup until ready.
+            perform(machine.establishmentFailed(.posix(EINVAL), fatal: true))
             return
         }
         let attempt = Establishment(flow: self, configuration: configuration)
@@ -454,6 +457,14 @@ package final class Flow: @unchecked Sendable {
         establishmentTimeout?.cancel()
         establishmentTimeout = nil
         report.resolution = attempt.resolutionReport
+        if report.resolution == nil, case .success(let channel) = result, channel.remoteAddress == nil,
+            let peer = attempt.winnerAddress
+        {
+            // A Fast Open connect to an address: NIO never learnt the peer, so keep it here
+            // (as a literal "resolution", which reports leave out).
+            report.resolution = ResolutionReport(
+                duration: .zero, endpointCount: 1, successful: peer, preferred: peer, fromLiteral: true)
+        }
         report.handshakeDuration = attempt.handshakeDuration
         report.attemptStartTime = attempt.winnerStartTime
         report.tlsHandshakeDuration = attempt.tlsHandshakeDuration
@@ -512,10 +523,10 @@ package final class Flow: @unchecked Sendable {
                 }
                 channel.close(promise: nil)
             }
-        case .shared(_, _, let release):
+        case .shared(let peer):
             // DTLS says goodbye (close_notify) before the peer's slot is given up.
             serverSecurity?.dtls?.close()
-            release()
+            peer.release()
         }
     }
 
@@ -725,7 +736,8 @@ package final class Flow: @unchecked Sendable {
             report.sentBytes += UInt64(datagram.readableBytes)
             if let session = serverSecurity?.dtls {
                 session.send(datagram, promise: promise)
-            } else if case .shared(_, let remote, _) = transport {
+            } else if case .shared(let peer) = transport {
+                let remote = peer.remote
                 channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
             } else {
                 channel.write(datagram, promise: promise)
@@ -745,11 +757,11 @@ package final class Flow: @unchecked Sendable {
     private func snapshot() -> FlowSnapshot {
         let channel = transport.channel
         var remote = channel?.remoteAddress
-        if case .shared(_, let peer, _) = transport { remote = peer }
+        if case .shared(let peer) = transport { remote = peer.remote }
         if remote == nil, channel != nil {
             // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
             // address that won the race (or the literal target).
-            remote = report.resolution?.successful ?? target.literalAddress
+            remote = report.resolution?.successful
         }
         return FlowSnapshot(
             state: machine.state,
@@ -776,4 +788,18 @@ package struct FlowSnapshot: @unchecked Sendable {
     package var report: FlowReport
     /// The negotiated TLS session, if the stack has TLS and the handshake completed.
     package var tlsSession: TLSSessionFacts?
+}
+
+/// A listener's datagram socket as one peer's flow sees it: where its datagrams go, and what to
+/// call when the flow no longer needs the socket.
+final class SharedDatagramPeer: Sendable {
+    let channel: Channel
+    let remote: SocketAddress
+    let release: @Sendable () -> Void
+
+    init(channel: Channel, remote: SocketAddress, release: @escaping @Sendable () -> Void) {
+        self.channel = channel
+        self.remote = remote
+        self.release = release
+    }
 }

@@ -49,7 +49,9 @@ package struct FlowListenerConfiguration: Sendable {
 /// listener's port). `newConnectionLimit` is enforced on the listener's event loop.
 package final class FlowListener: @unchecked Sendable {
     package typealias StateHandler = @Sendable (FlowListenerState) -> Void
-    package typealias NewFlowHandler = @Sendable (Flow) -> Void
+    /// Gets each new inbound flow and its peer's address (read here, where it is known, so the
+    /// flow need not keep it).
+    package typealias NewFlowHandler = @Sendable (Flow, SocketAddress?) -> Void
 
     /// The value of `NWListener.InfiniteConnectionLimit`.
     package static let infiniteLimit = -1
@@ -296,7 +298,7 @@ package final class FlowListener: @unchecked Sendable {
                 flow.cancel(force: true)
                 return
             }
-            handler(flow)
+            handler(flow, child.remoteAddress)
         }
     }
 
@@ -330,7 +332,7 @@ package final class FlowListener: @unchecked Sendable {
         }
         peers[remote] = flow
         flow.deliverSharedDatagram(envelope.data)
-        handler(flow)
+        handler(flow, remote)
     }
 
     private func releasePeer(_ remote: SocketAddress) {
