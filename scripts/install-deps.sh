@@ -13,6 +13,10 @@ PACKAGES=(
   libgnutls28-dev  # DTLS (CGnuTLS)
   duktape-dev      # PAC files (CDuktape)
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
+  dante-server     # danted: a real SOCKS5 proxy (no auth and user/password) for the proxy tests
+  tinyproxy        # a real HTTP CONNECT proxy (open and BasicAuth) for the proxy tests
+  curl             # an independent client through the same proxies, as the tests' anchor
+  passwd           # useradd/chpasswd/userdel: a throwaway account for dante's user/password check
 )
 PACKAGES+=("$@")
 
