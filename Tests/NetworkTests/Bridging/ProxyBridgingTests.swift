@@ -65,3 +65,25 @@ struct ProxyBridgingTests {
             kind: .socks5(proxyResolvesNames: true), server: .hostPort(host: "127.0.0.1", port: 1080, interfaceName: nil)))])
     }
 }
+
+/// Credentials never show in textual or reflected forms.
+@Suite("Bridging.ProxyCredentials")
+struct ProxyCredentialRedactionTests {
+    @Test("interpolation, debugDescription and dump() hide user name and password")
+    func redacted() {
+        let configuration = ProxyConfiguration(httpCONNECTProxy: .hostPort(host: "proxy.example", port: 3128))
+        configuration.applyCredential(username: "carol", password: "hunter2")
+        var texts = [
+            "\(configuration)", configuration.debugDescription, String(describing: configuration.credential),
+            String(reflecting: configuration.credential), "\(configuration.proxyDescription)",
+        ]
+        var dumped = ""
+        dump(configuration.proxyDescription, to: &dumped)
+        dump(configuration.credential, to: &dumped)
+        dump(configuration, to: &dumped)
+        texts.append(dumped)
+        for text in texts {
+            #expect(!text.contains("hunter2") && !text.contains("carol"), "\(text)")
+        }
+    }
+}
