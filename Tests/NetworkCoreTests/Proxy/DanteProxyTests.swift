@@ -16,7 +16,7 @@ struct DanteProxyTests {
     static let payload = (0..<4096).map { String($0, radix: 16).padding(toLength: 16, withPad: "-", startingAt: 0) }
         .joined() + "\n"
 
-    @Test("no authentication: names resolved by the proxy or here, and addresses; data both ways; curl agrees")
+    @Test("no authentication: names resolved by the proxy or here, and addresses; data both ways; TLS on top; curl agrees")
     func noAuthentication() async throws {
         let directory = try ProxyPeers.temporaryDirectory("nwpx-dante")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -54,6 +54,24 @@ struct DanteProxyTests {
         guard let (www, wwwPort) = try await ProxyPeers.startTLSServer(in: directory, ["-www"]) else { return }
         defer { www.stop() }
         #expect(try ProxyPeers.curl(proxy: "socks5h://127.0.0.1:\(port)", "https://localhost:\(wwwPort)/") == 0)
+
+        // The same server through our tunnel, with TLS added on top as the establishment will.
+        let client = try await TunnelClient.open(
+            proxyPort: port, target: .hostPort(host: "localhost", port: wwwPort, interfaceName: nil),
+            proxy: .socks5(port: port))
+        let settings = {
+            var settings = FlowTLSConfiguration()
+            settings.peerAuthenticationRequired = false  // a self-signed test certificate
+            return settings
+        }()
+        let channel = client.channel
+        _ = try await channel.eventLoop.flatSubmit {
+            TLSStack.startClient(on: channel, settings: settings, hostName: "localhost")
+        }.get()
+        try await client.send("GET / HTTP/1.0\r\n\r\n")
+        try await client.waitForText("s_server's page over TLS") { $0.hasPrefix("HTTP/1.0 200 ok") }
+        // Not awaited: NIOSSL would wait for a close_notify that s_server may not send.
+        channel.close(promise: nil)
     }
 
     @Test("user/password (RFC 1929): right password tunnels, wrong one and none fail with EACCES; curl agrees")
