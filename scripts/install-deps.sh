@@ -16,6 +16,10 @@ PACKAGES=(
   python3          # python3 -m http.server: serves PAC files to the PAC loading tests
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
   nftables         # nft: blackholes in network namespaces (Happy Eyeballs tests)
+  dante-server     # danted: a real SOCKS5 proxy (no auth and user/password) for the proxy tests
+  tinyproxy        # a real HTTP CONNECT proxy (open and BasicAuth) for the proxy tests
+  curl             # an independent client through the same proxies, as the tests' anchor
+  passwd           # useradd/chpasswd/userdel: a throwaway account for dante's user/password check
 )
 PACKAGES+=("$@")
 

@@ -68,12 +68,22 @@ public struct ProxyConfiguration: CustomDebugStringConvertible, Sendable {
         case socksv5(proxy: NWEndpoint)
     }
 
-    /// A user name and password for the proxy.
-    package struct Credential: Sendable, Equatable {
+    /// A user name and password for the proxy. Its textual and reflected forms show neither,
+    /// so interpolating or dumping it cannot leak them into logs.
+    package struct Credential: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The user name.
         package var username: String
         /// The password.
         package var password: String
+
+        /// Never the secrets themselves.
+        package var description: String { "<credential redacted>" }
+        /// Never the secrets themselves.
+        package var debugDescription: String { description }
+        /// No children, so `dump()` shows nothing secret.
+        package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
     }
 
     private final class CredentialBox: Sendable {

@@ -33,6 +33,47 @@ package enum AddressResolver {
         }
     }
 
+    /// All addresses of `target` at once (IPv6 first), for callers that need an address rather
+    /// than a race: a SOCKS5 proxy that is handed an address instead of the name.
+    package static func resolve(
+        _ target: FlowTarget, version: IPSocketSettings.Version, transport: FlowTransportKind, on eventLoop: EventLoop,
+        lookup: AddressLookup? = nil
+    ) -> EventLoopFuture<[SocketAddress]> {
+        switch target {
+        case .address(let address):
+            return eventLoop.makeSucceededFuture([address])
+        case .unix(let path):
+            return eventLoop.makeCompletedFuture { [try SocketAddress(unixDomainSocketPath: path)] }
+        case .hostPort(let host, let port, let interfaceName):
+            if let literal = literalAddress(host, port: port, interfaceName: interfaceName) {
+                return eventLoop.makeSucceededFuture([literal])
+            }
+            let promise = eventLoop.makePromise(of: [SocketAddress].self)
+            let found = NIOLoopBoundBox<[AddressFamily: [SocketAddress]]>([:], eventLoop: eventLoop)
+            let lookup = lookup ?? systemLookup(version: version, transport: transport)
+            lookup(host, port, ResolutionSink { event in
+                eventLoop.execute {
+                    switch event {
+                    case .answer(let family, let addresses):
+                        found.value[family, default: []] += addresses
+                    case .familyFailed:
+                        break
+                    case .finished:
+                        let all = (found.value[.ipv6] ?? []) + (found.value[.ipv4] ?? [])
+                        if all.isEmpty {
+                            promise.fail(FlowError.dns(DNSServiceCode.noSuchRecord))
+                        } else {
+                            promise.succeed(all)
+                        }
+                    case .failed(let error):
+                        promise.fail(error)
+                    }
+                }
+            })
+            return promise.futureResult
+        }
+    }
+
     /// Parses an IPv4 or IPv6 literal (with an optional scope for link-local IPv6).
     package static func literalAddress(_ host: String, port: Int, interfaceName: String? = nil) -> SocketAddress? {
         var v4 = in_addr()

@@ -13,6 +13,8 @@ extension FlowError {
         switch error {
         case let flow as FlowError:
             self = flow
+        case let proxy as ProxyError:
+            self = proxy.flowError
         case let io as IOError:
             self = .posix(io.errnoCode)
         case let channel as ChannelError:
