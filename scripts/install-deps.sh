@@ -13,6 +13,7 @@ PACKAGES=(
   libgnutls28-dev  # DTLS (CGnuTLS)
   duktape-dev      # PAC files (CDuktape)
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
+  dnsmasq-base     # dnsmasq: a real DNS server for the NetworkDNS resolver tests
 )
 PACKAGES+=("$@")
 

@@ -1,0 +1,8 @@
+/// A resource record CLASS. Only IN matters for the resolver; other values pass through.
+package struct DNSClass: RawRepresentable, Hashable, Sendable {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The Internet class.
+    package static let internet = DNSClass(rawValue: 1)
+}
