@@ -144,3 +144,108 @@ struct ResolverTests {
         #expect(elapsed >= .milliseconds(280) && elapsed < .seconds(2))
     }
 }
+
+/// Record types beyond addresses, the nsswitch fallback, cancellation and a latency figure.
+@Suite("Resolver: other types and paths", .serialized)
+struct ResolverOtherTests {
+    /// HTTPS (type 65) as raw RDATA in dnsmasq: priority 1, target ".", alpn=h3, port=3000.
+    private static let records = standardRecords + [
+        "--dns-rr=svc.test,65,00010000010003026833000300020bb8",
+        "--ptr-record=4.0.77.10.in-addr.arpa,v4only.test",
+        "--ptr-record=2.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.7.7.d.f.ip6.arpa,dual.test",
+    ]
+
+    @Test func queriesHTTPS() async throws {
+        try await withDnsmasq(records: Self.records) { dnsmasq in
+            let answer = try await dnsmasq.resolver().query("svc.test", type: .https)
+            guard case .serviceBinding(let binding)? = answer.records.first?.data else {
+                Issue.record("no HTTPS record in \(answer)")
+                return
+            }
+            #expect(binding.priority == 1 && binding.targetName == .root)
+            #expect(binding.alpnProtocols == ["h3"])
+            #expect(binding.port == 3000)
+        }
+    }
+
+    @Test func queriesPTR() async throws {
+        try await withDnsmasq(records: Self.records) { dnsmasq in
+            let resolver = try dnsmasq.resolver()
+            let v4 = try #require(DNSIPAddress("10.77.0.4"))
+            #expect(v4.reverseLookupName.description == "4.0.77.10.in-addr.arpa")
+            let answer = try await resolver.query(v4.reverseLookupName.description + ".", type: .ptr)
+            #expect(answer.records.map(\.data) == [.ptr(try DNSName("v4only.test"))])
+            let v6 = try #require(DNSIPAddress("fd77::2"))
+            let answer6 = try await resolver.query(v6.reverseLookupName.description + ".", type: .ptr)
+            #expect(answer6.records.map(\.data) == [.ptr(try DNSName("dual.test"))])
+        }
+    }
+
+    @Test func fallsBackToGetaddrinfoWhenNSSwitchSaysSo() async throws {
+        // The nameserver is unreachable on purpose: only getaddrinfo (and /etc/hosts, which
+        // maps localhost to 127.0.0.1 here) can answer.
+        let resolver = DNSResolver(
+            configuration: DNSResolverConfiguration(
+                nameservers: [try SocketAddress(ipAddress: "127.0.0.1", port: 9)], timeout: .milliseconds(100), attempts: 1,
+                nsswitch: NSSwitchHosts(parsing: "hosts: files myhostname dns")),
+            cache: DNSCache())
+        let answer = try await resolver.query("localhost", type: .a)
+        #expect(answer.source == .system)
+        #expect(answer.addresses.contains(.v4(DNSIPv4Address(127, 0, 0, 1))))
+    }
+
+    @Test func asksTheNextServerWhenOneIsSilent() async throws {
+        try await withDnsmasq { dnsmasq in
+            let silent = try SocketAddress(ipAddress: "127.0.0.1", port: Int(try #require(freeLoopbackPort())))
+            let resolver = try dnsmasq.resolver(timeout: .milliseconds(200), nameserversBefore: [silent])
+            let answer = try await resolver.query("dual.test", type: .a)
+            #expect(answer.addresses.map(\.description) == ["10.77.0.2"])
+            #expect(answer.duration >= .milliseconds(200) && answer.duration < .seconds(1))
+        }
+    }
+
+    @Test func usesAnIPv6Nameserver() async throws {
+        try await withDnsmasq(listenAddress: "::1") { dnsmasq in
+            let result = await (try dnsmasq.resolver()).resolveAddresses("dual.test")
+            #expect(result.addresses.map(\.description) == ["fd77::2", "10.77.0.2"])
+            let many = try await dnsmasq.resolver().query("many.test", type: .a)
+            #expect(many.records.count == 100)  // truncated over UDP, so TCP over IPv6 too
+        }
+    }
+
+    @Test func cancelledLookupDeliversNothing() async throws {
+        // A server that never answers: the lookups would time out after 5 s.
+        let port = try #require(freeLoopbackPort())
+        let resolver = DNSResolver(
+            configuration: DNSResolverConfiguration(
+                nameservers: [try SocketAddress(ipAddress: "127.0.0.1", port: Int(port))], timeout: .seconds(5), attempts: 1),
+            cache: DNSCache())
+        let events = Recorder<DNSAddressEvent>()
+        let lookup = resolver.resolveAddresses("slow.test") { events.append($0) }
+        await pause(milliseconds: 50)
+        let started = NIODeadline.now()
+        lookup.cancel()
+        await lookup.wait()
+        #expect(NIODeadline.now() - started < .seconds(1))
+        #expect(events.count == 0)
+    }
+
+    /// Not a benchmark: a sanity bound, and the figure printed for the report.
+    @Test func measuresLatency() async throws {
+        try await withDnsmasq(records: Self.records) { dnsmasq in
+            let resolver = try dnsmasq.resolver()
+            var network: [TimeAmount] = []
+            for index in 0..<100 {
+                // Distinct NXDOMAIN names, so each one goes to the server.
+                network.append(try await resolver.query("n\(index).test", type: .a).duration)
+            }
+            var cached: [TimeAmount] = []
+            for index in 0..<100 { cached.append(try await resolver.query("n\(index).test", type: .a).duration) }
+            let medianNetwork = network.sorted()[50]
+            let medianCache = cached.sorted()[50]
+            print("NetworkDNS latency vs dnsmasq on loopback: median network \(medianNetwork.nanoseconds / 1000) µs, cache \(medianCache.nanoseconds / 1000) µs")
+            #expect(medianNetwork < .milliseconds(50))
+            #expect(medianCache < .milliseconds(5))
+        }
+    }
+}

@@ -37,7 +37,9 @@ final class Dnsmasq: Sendable {
     let port: UInt16
 
     /// Nil (with a recorded failure under CI) when dnsmasq is not installed.
-    static func start(records: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Dnsmasq? {
+    static func start(
+        records: [String], listenAddress: String = "127.0.0.1", sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Dnsmasq? {
         guard let executable = PeerProcess.executable("dnsmasq", package: "dnsmasq-base", sourceLocation: sourceLocation)
         else { return nil }
         var lastError: (any Error)?
@@ -47,10 +49,10 @@ final class Dnsmasq: Sendable {
                 executable,
                 [
                     "-k", "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--user=root", "--pid-file=",
-                    "--listen-address=127.0.0.1", "--port=\(port)", "--bind-interfaces", "--local=/test/",
+                    "--listen-address=\(listenAddress)", "--port=\(port)", "--bind-interfaces", "--local=/test/",
                     "--log-facility=/dev/null",
                 ] + records)
-            let server = Dnsmasq(process: process, port: port)
+            let server = Dnsmasq(process: process, port: port, host: listenAddress)
             do {
                 // dnsmasq exits at once when the port was taken after all: try another.
                 try await waitUntilBound(port: port, udp: true, timeout: 3)
@@ -64,23 +66,27 @@ final class Dnsmasq: Sendable {
         throw lastError ?? CancellationError()
     }
 
-    private init(process: PeerProcess, port: UInt16) {
+    let host: String
+
+    private init(process: PeerProcess, port: UInt16, host: String) {
         self.process = process
         self.port = port
+        self.host = host
     }
 
     var address: SocketAddress {
-        get throws { try SocketAddress(ipAddress: "127.0.0.1", port: Int(port)) }
+        get throws { try SocketAddress(ipAddress: host, port: Int(port)) }
     }
 
     /// A resolver that asks only this server, with its own cache.
     func resolver(
         searchDomains: [String] = [], cache: DNSCache = DNSCache(), ednsPayloadSize: UInt16? = 1232,
-        timeout: TimeAmount = .seconds(2), hosts: HostsFile = HostsFile(), clock: DNSClock = .system
+        timeout: TimeAmount = .seconds(2), hosts: HostsFile = HostsFile(), clock: DNSClock = .system,
+        nameserversBefore: [SocketAddress] = []
     ) throws -> DNSResolver {
         DNSResolver(
             configuration: DNSResolverConfiguration(
-                nameservers: [try address], searchDomains: searchDomains, timeout: timeout, attempts: 2,
+                nameservers: nameserversBefore + [try address], searchDomains: searchDomains, timeout: timeout, attempts: 2,
                 ednsPayloadSize: ednsPayloadSize, hosts: hosts),
             cache: cache, clock: clock)
     }
@@ -98,10 +104,11 @@ final class Dnsmasq: Sendable {
 /// Runs `body` with a dnsmasq serving `records`, and always stops it afterwards. Does nothing
 /// (after recording a failure under CI) when dnsmasq is not installed.
 func withDnsmasq(
-    records: [String] = standardRecords, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (Dnsmasq) async throws -> Void
+    records: [String] = standardRecords, listenAddress: String = "127.0.0.1",
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: (Dnsmasq) async throws -> Void
 ) async throws {
-    guard let dnsmasq = try await Dnsmasq.start(records: records, sourceLocation: sourceLocation) else { return }
+    guard let dnsmasq = try await Dnsmasq.start(records: records, listenAddress: listenAddress, sourceLocation: sourceLocation)
+    else { return }
     do {
         try await body(dnsmasq)
     } catch {

@@ -1,6 +1,6 @@
-/// A running address lookup started with a callback; cancel it when the connection no longer
-/// needs the answer (no further events are delivered after `cancel()` returns... except one
-/// that was already being delivered).
+/// A running address lookup started with a callback. Cancel it when the connection no longer
+/// needs the answers: the queries stop and events not yet delivered are dropped (one that is
+/// being delivered at that moment may still arrive).
 package final class DNSLookup: Sendable {
     private let task: Task<Void, Never>
 

@@ -24,6 +24,23 @@ package enum DNSIPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The name a PTR query for this address asks about: "4.3.2.1.in-addr.arpa" for 1.2.3.4,
+    /// nibbles in reverse under "ip6.arpa" for IPv6 (RFC 1035 section 3.5, RFC 3596 section 2.5).
+    package var reverseLookupName: DNSName {
+        let hex = Array("0123456789abcdef".utf8)
+        var labels: [[UInt8]]
+        switch self {
+        case .v4(let address):
+            labels = address.octets.reversed().map { Array(String($0).utf8) }
+            labels += [Array("in-addr".utf8), Array("arpa".utf8)]
+        case .v6(let address):
+            labels = address.octets.reversed().flatMap { [[hex[Int($0 & 0x0F)]], [hex[Int($0 >> 4)]]] }
+            labels += [Array("ip6".utf8), Array("arpa".utf8)]
+        }
+        // At most 34 short labels: always within the name limits.
+        return DNSName(validatedLabels: labels)
+    }
+
     /// The NIO socket address for this address and `port`.
     package func socketAddress(port: Int) throws -> SocketAddress {
         try SocketAddress(ipAddress: description, port: port)
