@@ -28,8 +28,10 @@ package final class DNSCache: Sendable {
     package let capacity: Int
     /// How long past its TTL an entry may still be handed out as stale.
     package let maximumStaleness: TimeAmount
+    /// Where entry ages are measured; tests pass a fake clock.
     package let clock: DNSClock
 
+    /// A separate cache (tests, or a resolver that must not share answers).
     package init(capacity: Int = 4096, maximumStaleness: TimeAmount = .hours(24), clock: DNSClock = .system) {
         self.capacity = max(1, capacity)
         self.maximumStaleness = maximumStaleness

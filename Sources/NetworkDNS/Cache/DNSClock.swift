@@ -5,6 +5,7 @@ package struct DNSClock: Sendable {
     /// The current monotonic time.
     package let now: @Sendable () -> NIODeadline
 
+    /// A clock reading `now`.
     package init(now: @escaping @Sendable () -> NIODeadline) {
         self.now = now
     }

@@ -11,18 +11,22 @@ import Musl
 package struct DNSResolverConfiguration: Sendable {
     /// Servers to ask, in order (rotated per query when `rotate` is set).
     package var nameservers: [SocketAddress]
+    /// Suffixes tried for short names (resolv.conf `search`/`domain`), without the final dot.
     package var searchDomains: [String]
+    /// Names with fewer dots than this try the search domains first.
     package var ndots: Int
     /// How long to wait for one server's answer.
     package var timeout: TimeAmount
     /// Rounds over the server list.
     package var attempts: Int
+    /// Spread queries over the servers instead of always starting with the first.
     package var rotate: Bool
     /// EDNS(0) UDP payload size to advertise; nil sends plain RFC 1035 queries (512-octet
     /// replies). 1232 avoids IP fragmentation on any path (the DNS Flag Day 2020 value), and
     /// unlike glibc we send EDNS without `options edns0`: every server of the last decade
     /// accepts it, and a FORMERR makes us retry without it.
     package var ednsPayloadSize: UInt16?
+    /// The parsed hosts file, consulted before DNS for address lookups.
     package var hosts: HostsFile
     /// The hosts: line of nsswitch.conf.
     package var nsswitch: NSSwitchHosts
@@ -32,6 +36,7 @@ package struct DNSResolverConfiguration: Sendable {
     /// Negative answers without an SOA are cached this long.
     package var defaultNegativeTTL: UInt32
 
+    /// A configuration from explicit values; defaults are glibc's, plus EDNS.
     package init(
         nameservers: [SocketAddress], searchDomains: [String] = [], ndots: Int = 1, timeout: TimeAmount = .seconds(5),
         attempts: Int = 2, rotate: Bool = false, ednsPayloadSize: UInt16? = 1232, hosts: HostsFile = HostsFile(),

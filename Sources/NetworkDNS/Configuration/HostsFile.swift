@@ -1,8 +1,11 @@
 /// The parsed hosts(5) file: every name (lowercased) with its addresses in file order.
 package struct HostsFile: Hashable, Sendable {
+    /// IPv4 addresses per lowercased name, in file order.
     package private(set) var ipv4: [String: [DNSIPv4Address]] = [:]
+    /// IPv6 addresses per lowercased name, in file order.
     package private(set) var ipv6: [String: [DNSIPv6Address]] = [:]
 
+    /// An empty hosts file (nothing is answered locally).
     package init() {}
 
     /// Parses hosts-file text: "address name [aliases…]", '#' comments, blank lines; lines with

@@ -13,6 +13,7 @@ package struct NSSwitchHosts: Hashable, Sendable {
     /// glibc's default when the file or the line is missing.
     package static let `default` = NSSwitchHosts(sources: ["files", "dns"])
 
+    /// A hosts line from its source names, already without actions.
     package init(sources: [String]) {
         self.sources = sources
     }

@@ -10,6 +10,7 @@ import NIOCore
 package struct ResolvConf: Hashable, Sendable {
     /// Nameserver addresses in file order, port 53 (IPv6 link-local ones carry their scope).
     package var nameservers: [SocketAddress] = []
+    /// Search suffixes without the final dot; `domain` is a one-entry search list.
     package var searchDomains: [String] = []
     /// Names with fewer dots than this are tried with the search domains first.
     package var ndots: Int = 1
@@ -26,6 +27,7 @@ package struct ResolvConf: Hashable, Sendable {
     /// glibc's cap on nameservers (MAXNS).
     package static let maximumNameservers = 3
 
+    /// glibc's defaults, as for an empty file.
     package init() {}
 
     /// Parses the text of a resolv.conf file.

@@ -1,8 +1,11 @@
 /// Both families' results of an address lookup, for callers that just want the addresses.
 package struct DNSAddressResolution: Sendable {
+    /// The AAAA lookup's result.
     package var ipv6: Result<DNSAnswer, DNSResolverError>
+    /// The A lookup's result.
     package var ipv4: Result<DNSAnswer, DNSResolverError>
 
+    /// Pairs the two families' results.
     package init(ipv6: Result<DNSAnswer, DNSResolverError>, ipv4: Result<DNSAnswer, DNSResolverError>) {
         self.ipv6 = ipv6
         self.ipv4 = ipv4

@@ -33,6 +33,7 @@ package struct DNSAnswer: Hashable, Sendable {
 
     /// The question that was answered (after search-domain expansion: the name that worked).
     package var question: DNSQuestion
+    /// Records, NXDOMAIN or NODATA.
     package var outcome: Outcome
     /// Records of the asked type found at the end of the CNAME chain.
     package var records: [DNSResourceRecord]
@@ -40,10 +41,12 @@ package struct DNSAnswer: Hashable, Sendable {
     package var aliases: [DNSName]
     /// Seconds the answer stays valid from now; 0 for stale, literal and system answers.
     package var ttl: UInt32
+    /// Hosts, cache, stale cache, network, …: for the establishment report.
     package var source: Source
     /// Time from the start of this lookup to the answer.
     package var duration: TimeAmount
 
+    /// An answer as the resolver, the cache or a test builds it.
     package init(
         question: DNSQuestion, outcome: Outcome, records: [DNSResourceRecord], aliases: [DNSName] = [], ttl: UInt32,
         source: Source, duration: TimeAmount = .zero

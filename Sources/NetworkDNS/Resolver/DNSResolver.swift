@@ -9,7 +9,9 @@ import Synchronization
 /// Thread-safe; one instance can serve the whole process (`DNSResolver.shared`), and tests
 /// make their own with a hand-built configuration, cache and clock.
 package final class DNSResolver: Sendable {
+    /// What the resolver was built with; fixed for its lifetime.
     package let configuration: DNSResolverConfiguration
+    /// Where answers are kept (the shared cache unless a test gave its own).
     package let cache: DNSCache
     private let group: any EventLoopGroup
     private let clock: DNSClock
@@ -26,6 +28,7 @@ package final class DNSResolver: Sendable {
     /// Longest CNAME chain followed (glibc and most stub resolvers stop well before this).
     static let maximumChainLength = 16
 
+    /// A resolver over `configuration`, caching in `cache`, doing I/O on `group`, timing with `clock`.
     package init(
         configuration: DNSResolverConfiguration, cache: DNSCache = .shared,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, clock: DNSClock = .system

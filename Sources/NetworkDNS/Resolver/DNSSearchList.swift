@@ -3,6 +3,7 @@
 /// `ndots` dots is tried as is first, then with each search domain; a shorter one with the
 /// search domains first and as is last.
 package enum DNSSearchList {
+    /// The fully qualified names to try for `host`, in order; throws for names that cannot be encoded.
     package static func candidates(for host: String, searchDomains: [String], ndots: Int) throws(DNSResolverError) -> [DNSName] {
         guard let name = try? DNSName(host), !name.labels.isEmpty else { throw .invalidName(host) }
         if host.hasSuffix(".") { return [name] }

@@ -1,9 +1,11 @@
 /// The fixed 12-octet header minus the section counts, which `DNSMessage` derives from its
 /// arrays so they can never disagree with the content.
 package struct DNSHeader: Hashable, Sendable {
+    /// Matches a response to its query; random per query (RFC 5452).
     package var id: UInt16
     /// QR: set in responses.
     package var isResponse: Bool
+    /// 0 for a standard query; other values are passed through.
     package var opcode: UInt8
     /// AA.
     package var isAuthoritative: Bool
@@ -17,8 +19,10 @@ package struct DNSHeader: Hashable, Sendable {
     package var authenticData: Bool
     /// CD (RFC 4035).
     package var checkingDisabled: Bool
+    /// RCODE: NOERROR, NXDOMAIN, SERVFAIL, …
     package var responseCode: DNSResponseCode
 
+    /// A header with query defaults (RD set, everything else clear).
     package init(
         id: UInt16 = 0, isResponse: Bool = false, opcode: UInt8 = 0, isAuthoritative: Bool = false,
         isTruncated: Bool = false, recursionDesired: Bool = true, recursionAvailable: Bool = false,

@@ -3,7 +3,9 @@ import NIOCore
 /// An address from an A or AAAA record, a hosts file or getaddrinfo: what the connection racer
 /// turns into socket addresses.
 package enum DNSIPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// From an A record (or an IPv4 hosts entry).
     case v4(DNSIPv4Address)
+    /// From an AAAA record (or an IPv6 hosts entry).
     case v6(DNSIPv6Address)
 
     /// Parses either family's text form.
@@ -17,6 +19,7 @@ package enum DNSIPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The address in its usual text form.
     package var description: String {
         switch self {
         case .v4(let address): address.description

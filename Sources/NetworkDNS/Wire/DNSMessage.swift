@@ -1,12 +1,18 @@
 /// A whole DNS message: header and the four sections. Counts on the wire are derived from the
 /// arrays when encoding and checked against the remaining bytes when decoding.
 package struct DNSMessage: Hashable, Sendable {
+    /// ID and flags.
     package var header: DNSHeader
+    /// The question section (one entry in practice).
     package var questions: [DNSQuestion]
+    /// The answer section.
     package var answers: [DNSResourceRecord]
+    /// The authority section (an SOA here marks an authoritative negative answer).
     package var authorities: [DNSResourceRecord]
+    /// The additional section, where the OPT record lives.
     package var additionals: [DNSResourceRecord]
 
+    /// A message from its parts.
     package init(
         header: DNSHeader, questions: [DNSQuestion] = [], answers: [DNSResourceRecord] = [],
         authorities: [DNSResourceRecord] = [], additionals: [DNSResourceRecord] = []

@@ -1,9 +1,13 @@
 /// One entry of the question section.
 package struct DNSQuestion: Hashable, Sendable {
+    /// The name asked about.
     package var name: DNSName
+    /// The QTYPE.
     package var type: DNSRecordType
+    /// The QCLASS (IN).
     package var recordClass: DNSClass
 
+    /// A question, class IN unless given.
     package init(name: DNSName, type: DNSRecordType, recordClass: DNSClass = .internet) {
         self.name = name
         self.type = type

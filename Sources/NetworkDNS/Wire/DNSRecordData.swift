@@ -1,16 +1,23 @@
 /// The decoded RDATA of a record. Types the resolver does not interpret stay `.raw`, so a
 /// message decodes and re-encodes without loss (RFC 3597).
 package enum DNSRecordData: Hashable, Sendable {
+    /// A: one IPv4 address.
     case a(DNSIPv4Address)
+    /// AAAA: one IPv6 address.
     case aaaa(DNSIPv6Address)
+    /// CNAME: the canonical name this owner is an alias of.
     case cname(DNSName)
+    /// NS: a name server of the zone.
     case ns(DNSName)
+    /// PTR: the name an address (or DNS-SD service type) points to.
     case ptr(DNSName)
+    /// SRV: a service's host and port.
     case srv(DNSServiceRecord)
     /// The character-strings, each at most 255 octets.
     case txt([[UInt8]])
     /// SVCB (64) and HTTPS (65) share one layout.
     case serviceBinding(DNSServiceBinding)
+    /// SOA: the zone's parameters (the resolver reads only the negative TTL).
     case soa(DNSStartOfAuthority)
     /// OPT (RFC 6891): the options, raw (code, value) pairs.
     case opt([DNSEDNSOption])
@@ -129,9 +136,12 @@ package enum DNSRecordData: Hashable, Sendable {
 
 /// One EDNS(0) option inside an OPT record, kept raw.
 package struct DNSEDNSOption: Hashable, Sendable {
+    /// The option code (e.g. 10 for cookies).
     package var code: UInt16
+    /// The option's bytes.
     package var value: [UInt8]
 
+    /// An option from its code and bytes.
     package init(code: UInt16, value: [UInt8]) {
         self.code = code
         self.value = value

@@ -1,13 +1,17 @@
 /// One resource record of the answer, authority or additional section.
 package struct DNSResourceRecord: Hashable, Sendable {
+    /// The owner name.
     package var name: DNSName
+    /// The record's TYPE (for unknown types `data` is `.raw`).
     package var type: DNSRecordType
     /// For OPT this carries the requestor's UDP payload size instead of a class.
     package var recordClass: DNSClass
     /// For OPT this carries the extended RCODE, version and flags instead of a TTL.
     package var ttl: UInt32
+    /// The decoded RDATA.
     package var data: DNSRecordData
 
+    /// A record, class IN unless given.
     package init(name: DNSName, type: DNSRecordType, recordClass: DNSClass = .internet, ttl: UInt32, data: DNSRecordData) {
         self.name = name
         self.type = type

@@ -1,12 +1,14 @@
 /// SVCB/HTTPS RDATA (RFC 9460). Priority 0 is AliasMode (only `targetName` matters); any other
 /// value is ServiceMode with parameters.
 package struct DNSServiceBinding: Hashable, Sendable {
+    /// 0 for AliasMode, otherwise lower is preferred.
     package var priority: UInt16
     /// "." means the owner name itself in ServiceMode.
     package var targetName: DNSName
     /// In wire order (RFC 9460 requires strictly increasing keys; we keep what the server sent).
     package var parameters: [Parameter]
 
+    /// A binding from its parts.
     package init(priority: UInt16, targetName: DNSName, parameters: [Parameter] = []) {
         self.priority = priority
         self.targetName = targetName
