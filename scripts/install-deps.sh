@@ -20,6 +20,7 @@ PACKAGES=(
   tinyproxy        # a real HTTP CONNECT proxy (open and BasicAuth) for the proxy tests
   curl             # an independent client through the same proxies, as the tests' anchor
   passwd           # useradd/chpasswd/userdel: a throwaway account for dante's user/password check
+  dnsmasq-base     # dnsmasq: a real DNS server for the NetworkDNS resolver tests
 )
 PACKAGES+=("$@")
 
