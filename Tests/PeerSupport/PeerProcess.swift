@@ -51,8 +51,14 @@ public final class PeerProcess: @unchecked Sendable {
     /// Starts `executable arguments`; `input`, if given, is written to its standard input, which is
     /// then closed.
     public init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        // Through a shell that stays the parent (the command after it rules out an exec):
+        // Foundation learns that a child ended when the child's end of a socket it inherited
+        // closes, and then waits for it with a blocking waitpid. Daemons such as dnsmasq and
+        // danted close every inherited descriptor at start, which would park Foundation's
+        // reaper on them until they exit, and with it every other test's waitUntilExit. The
+        // shell keeps the socket open until the peer is really gone.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\"$0\" \"$@\"; status=$?; exit $status", executable] + arguments
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
@@ -110,13 +116,24 @@ public final class PeerProcess: @unchecked Sendable {
             }
             kill(pid, SIGKILL)
             for child in descendants { kill(child, SIGKILL) }
-            process.waitUntilExit()
+            // Not `waitUntilExit()`: Foundation's reaper can be stuck waiting on another test's
+            // still-running peer, and a blocked cooperative thread per stopped peer exhausts
+            // the pool on two cores (a whole-run deadlock). A killed process is gone, or a
+            // zombie, within milliseconds: watch /proc instead, for at most two seconds.
+            for _ in 0..<400 where Self.isAlive(pid) { usleep(5_000) }
         }
         stdoutPipe.fileHandleForReading.readabilityHandler = nil
         try? stdinPipe.fileHandleForWriting.close()
     }
 
     deinit { stop() }
+
+    /// Whether `pid` still runs (not gone, not a zombie), from /proc.
+    private static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = ProcFS.readAll("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
+    }
 }
 
 /// Waits until something is bound to `port` (TCP listening, or UDP bound).
