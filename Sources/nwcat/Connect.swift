@@ -30,6 +30,8 @@ struct Connect: ParsableCommand {
 
     @OptionGroup var tlsOptions: TLSOptions
 
+    @OptionGroup var proxyOptions: ProxyOptions
+
     @Option(help: "UDP: seconds to keep receiving after standard input ends.")
     var wait: Double = 1
 
@@ -52,6 +54,7 @@ struct Connect: ParsableCommand {
         if ipv4 || ipv6, let ip = parameters.defaultProtocolStack.internetProtocol as? NWProtocolIP.Options {
             ip.version = ipv4 ? .v4 : .v6
         }
+        try proxyOptions.apply(to: parameters)
         return parameters
     }
 

@@ -79,6 +79,11 @@ extension NWParameters {
         }
         configuration.allowLocalEndpointReuse = allowLocalEndpointReuse
         configuration.allowFastOpen = allowFastOpen
+        configuration.proxies = proxyDescriptions
+        configuration.preferNoProxies = preferNoProxies
+        // .systemDefault keeps answers fresh (the system default on Linux); .allow and
+        // .persistent use an expired answer at once while a fresh query runs.
+        configuration.allowExpiredDNS = expiredDNSBehavior == .allow || expiredDNSBehavior == .persistent
         configuration.requiredInterfaceIndex = requiredInterface?.index
         if requiredInterfaceType != .other {
             configuration.requiredInterfaceType = requiredInterfaceType.systemType

@@ -32,6 +32,19 @@ extension NWEndpoint {
         }
     }
 
+    /// The endpoint for an engine target (a proxy the report names, for example).
+    init?(flowTarget target: FlowTarget) {
+        switch target {
+        case .address(let address):
+            self.init(address)
+        case .unix(let path):
+            self = .unix(path: path)
+        case .hostPort(let host, let port, _):
+            guard let portValue = NWEndpoint.Port(rawValue: UInt16(clamping: port)) else { return nil }
+            self = .hostPort(host: NWEndpoint.Host(host), port: portValue)
+        }
+    }
+
     /// The engine target for this endpoint, or the error a connection to it fails with.
     func flowTarget() -> Result<FlowTarget, FlowError> {
         switch self {

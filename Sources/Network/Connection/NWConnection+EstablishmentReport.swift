@@ -76,16 +76,16 @@ extension NWConnection {
                 attemptStartedAfterInterval = max(0, duration - handshake)
             }
             previousAttemptCount = max(0, report.attemptCount - 1)
-            usedProxy = false
-            proxyConfigured = false
-            proxyEndpoint = nil
+            usedProxy = report.proxy?.endpoint != nil
+            proxyConfigured = report.proxy?.configured ?? false
+            proxyEndpoint = report.proxy?.endpoint.flatMap(NWEndpoint.init(flowTarget:))
             if let resolution = report.resolution, !resolution.fromLiteral,
                 let successful = resolution.successful.flatMap(NWEndpoint.init),
                 let preferred = resolution.preferred.flatMap(NWEndpoint.init)
             {
                 resolutions = [
                     Resolution(
-                        source: .query, duration: Self.seconds(resolution.duration),
+                        source: Resolution.Source(resolution.source), duration: Self.seconds(resolution.duration),
                         endpointCount: resolution.endpointCount, successfulEndpoint: successful,
                         preferredEndpoint: preferred, storedProtocol: .unknown)
                 ]
@@ -120,6 +120,17 @@ extension NWConnection {
             }
             if usedProxy, let proxyEndpoint { lines.append("  proxy \(proxyEndpoint.debugDescription)") }
             return lines.joined(separator: "\n")
+        }
+    }
+}
+
+extension NWConnection.EstablishmentReport.Resolution.Source {
+    /// The engine's name for where answers came from.
+    init(_ source: ResolutionSource) {
+        switch source {
+        case .query: self = .query
+        case .cache: self = .cache
+        case .expiredCache: self = .expiredCache
         }
     }
 }

@@ -26,6 +26,8 @@ final class Establishment: @unchecked Sendable {
         var connected: NIODeadline?
         var tlsFacts: TLSSessionFacts?
         var tlsHandshakeDuration: TimeAmount?
+        /// Whether it wrote the Fast Open data first.
+        var wroteInitialData = false
 
         init(address: SocketAddress, started: NIODeadline) {
             self.address = address
@@ -50,6 +52,7 @@ final class Establishment: @unchecked Sendable {
 
     // What the establishment report needs.
     private var started: NIODeadline = .now()
+    private var resolutionStarted: NIODeadline = .now()
     private var resolvedName = false
     private var resolvedCount = 0
     private var resolutionEnded: NIODeadline?
@@ -59,7 +62,18 @@ final class Establishment: @unchecked Sendable {
     /// how many of the flow's queued sends it stands for.
     private var fastOpen: (data: ByteBuffer, sends: Int)?
     /// The queued sends the winner has already written.
-    var fastOpenSends: Int { winner == nil ? 0 : fastOpen?.sends ?? 0 }
+    var fastOpenSends: Int { winner?.wroteInitialData == true ? fastOpen?.sends ?? 0 : 0 }
+
+    /// The ways to the target (direct, or through a proxy), tried in order; the race runs
+    /// over the addresses of the current one's first hop.
+    private var routes: [ProxyRoute] = [.direct]
+    private var routeIndex = 0
+    /// The proxy the current route goes through, if any.
+    private var currentProxy: ProxyDescription?
+    /// Whether any route went through a proxy (the report's `proxyConfigured`).
+    private(set) var proxyConfigured = false
+    /// Where the winning route's answers came from.
+    private var resolutionSource: ResolutionSource = .query
 
     init(flow: Flow, configuration: FlowConfiguration) {
         self.flow = flow
@@ -72,9 +86,12 @@ final class Establishment: @unchecked Sendable {
     var resolutionReport: ResolutionReport? {
         guard resolvedName else { return nil }
         return ResolutionReport(
-            duration: (resolutionEnded ?? .now()) - started, endpointCount: resolvedCount,
-            successful: winner?.address, preferred: firstTried, fromLiteral: false)
+            duration: (resolutionEnded ?? .now()) - resolutionStarted, endpointCount: resolvedCount,
+            successful: winner?.address, preferred: firstTried, fromLiteral: false, source: resolutionSource)
     }
+
+    /// The proxy the winner went through.
+    var proxyUsed: ProxyDescription? { winner == nil ? nil : currentProxy }
 
     /// The winner's transport handshake (its connect).
     var handshakeDuration: TimeAmount? {
@@ -100,7 +117,42 @@ final class Establishment: @unchecked Sendable {
         if configuration.transport == .tcp, configuration.allowFastOpen, configuration.tls == nil {
             fastOpen = flow?.fastOpenData()
         }
-        switch configuration.target {
+        RoutePlanner.routes(for: configuration, on: eventLoop).whenComplete { result in
+            guard !self.abandoned else { return }
+            switch result {
+            case .success(let routes) where !routes.isEmpty:
+                self.routes = routes
+                self.proxyConfigured = routes.contains { $0 != .direct }
+                self.startRoute(0)
+            case .success:
+                self.finish(.failure(.posix(ENETUNREACH)))
+            case .failure(let error):
+                self.finish(.failure(FlowError(error)))
+            }
+        }
+    }
+
+    /// Starts racing the addresses of route `index`'s first hop: the target itself, or the proxy.
+    private func startRoute(_ index: Int) {
+        routeIndex = index
+        racer = Racer(settings: .init(connectionAttemptDelay: configuration.connectionAttemptDelay))
+        timer?.cancel()
+        timer = nil
+        resolvedName = false
+        resolvedCount = 0
+        resolutionEnded = nil
+        firstTried = nil
+        resolutionStarted = .now()
+        let firstHop: FlowTarget
+        switch routes[index] {
+        case .direct:
+            currentProxy = nil
+            firstHop = configuration.target
+        case .proxy(let proxy):
+            currentProxy = proxy
+            firstHop = proxy.server
+        }
+        switch firstHop {
         case .address(let address):
             offer(literal: address)
         case .unix(let path):
@@ -119,14 +171,26 @@ final class Establishment: @unchecked Sendable {
                 return
             }
             resolvedName = true
-            let lookup = configuration.addressLookup
-                ?? AddressResolver.systemLookup(version: configuration.ip.version, transport: configuration.transport)
             let eventLoop = self.eventLoop
+            let lookup = configuration.addressLookup ?? (configuration.useSystemResolver
+                ? AddressResolver.systemLookup(version: configuration.ip.version, transport: configuration.transport)
+                : DNSResolverLookup.make(allowStale: configuration.allowExpiredDNS) { source in
+                    eventLoop.execute { self.noteResolutionSource(source) }
+                })
             // The sink keeps the establishment alive until the lookup has reported, as a pending
             // future would.
             lookup(host, port, ResolutionSink { event in
                 eventLoop.execute { self.resolved(event) }
             })
+        }
+    }
+
+    /// The least fresh source of the answers used decides what the report says.
+    private func noteResolutionSource(_ source: DNSResolverLookup.Source) {
+        switch (resolutionSource, source) {
+        case (_, .expiredCache): resolutionSource = .expiredCache
+        case (.query, .cache): resolutionSource = .cache
+        default: break
         }
     }
 
@@ -216,7 +280,15 @@ final class Establishment: @unchecked Sendable {
             if resolutionEnded == nil { resolutionEnded = .now() }
             finish(.success(channel))
         case .fail(let error):
-            finish(.failure(error))
+            // The next route (a fallback proxy, or direct when failover is allowed) gets its
+            // turn, unless TLS failed: the server was reached and another way would not help.
+            if case .tls = error {
+                finish(.failure(error))
+            } else if routeIndex + 1 < routes.count {
+                startRoute(routeIndex + 1)
+            } else {
+                finish(.failure(error))
+            }
         }
     }
 
@@ -256,6 +328,13 @@ final class Establishment: @unchecked Sendable {
         } else if case .success(let channel) = result {
             channel.close(promise: nil)
         }
+    }
+
+    /// What is left of the connection timeout (nil without one), for the proxy handshake.
+    private func remainingConnectionTimeout() -> TimeAmount? {
+        guard configuration.tcp.connectionTimeout > 0 else { return nil }
+        let left = TimeAmount.seconds(Int64(configuration.tcp.connectionTimeout)) - (.now() - started)
+        return max(left, .milliseconds(1))
     }
 
     private func socketOptions(for address: SocketAddress, interfaceIndex: Int?) -> [SocketOptionSetting] {
@@ -341,7 +420,9 @@ final class Establishment: @unchecked Sendable {
             // protocol would otherwise never see a SYN.
             // NIO learns no peer address for a deferred connect, and swift-nio-ssl needs one to
             // check a certificate against an IP-literal target: TLS to a literal goes without.
-            let initialData = fastOpen?.data
+            // (Through a proxy the first bytes belong to the proxy handshake: no Fast Open data.)
+            let proxy = currentProxy
+            let initialData = proxy == nil ? fastOpen?.data : nil
             let tlsToName = configuration.tls != nil
                 && (configuration.tls?.serverName ?? configuration.target.hostName)
                     .map { AddressResolver.literalAddress($0, port: 0) == nil } == true
@@ -366,7 +447,8 @@ final class Establishment: @unchecked Sendable {
                 // Written before anything else; with Fast Open it leaves in the SYN, and the
                 // connect NIO reported is only then really under way.
                 connected = connected.flatMap { channel in
-                    channel.writeAndFlush(initialData).flatMap {
+                    attempt.wroteInitialData = true
+                    return channel.writeAndFlush(initialData).flatMap {
                         FastOpenHandshake.established(channel)
                     }.map { channel }.flatMapErrorThrowing { error in
                         channel.close(promise: nil)
@@ -380,12 +462,24 @@ final class Establishment: @unchecked Sendable {
                 attempt.connected = .now()
                 return channel
             }
+            if let proxy {
+                // The tunnel is part of the attempt: an attempt wins once the whole stack is up.
+                let target = configuration.target
+                let timeout = remainingConnectionTimeout()
+                let version = configuration.ip.version
+                connected = connected.flatMap { channel in
+                    ProxyTunnel.establish(on: channel, to: target, via: proxy, timeout: timeout, ipVersion: version)
+                        .map { channel }
+                }
+            }
             guard let tls = configuration.tls else { return connected }
             let hostName = tls.serverName ?? configuration.target.hostName
+            // Certificates name the target, not the proxy.
+            let peer = proxy == nil ? address : configuration.target.literalAddress
             return connected.flatMap { channel in
                 let started = NIODeadline.now()
                 return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: address)
+                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
                 }.map { facts in
                     attempt.tlsFacts = facts
                     attempt.tlsHandshakeDuration = .now() - started

@@ -457,6 +457,9 @@ package final class Flow: @unchecked Sendable {
         establishmentTimeout?.cancel()
         establishmentTimeout = nil
         report.resolution = attempt.resolutionReport
+        if attempt.proxyConfigured {
+            report.proxy = ProxyReport(configured: true, endpoint: attempt.proxyUsed?.server)
+        }
         if report.resolution == nil, case .success(let channel) = result, channel.remoteAddress == nil,
             let peer = attempt.winnerAddress
         {

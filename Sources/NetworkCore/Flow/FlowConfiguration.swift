@@ -16,6 +16,17 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The host (name or literal) and port, when the target has them.
+    package var hostAndPort: (String, Int)? {
+        switch self {
+        case .hostPort(let host, let port, _): return (host, port)
+        case .address(let address):
+            guard let text = address.ipAddress, let port = address.port else { return nil }
+            return (text, port)
+        case .unix: return nil
+        }
+    }
+
     /// The socket address when the target needs no resolution.
     package var literalAddress: SocketAddress? {
         switch self {
@@ -69,6 +80,14 @@ package struct FlowConfiguration: Sendable {
     package var connectionAttemptDelay: TimeAmount = .milliseconds(250)
     /// `NWParameters.allowFastOpen`: idempotent data queued before start may ride in the SYN.
     package var allowFastOpen = false
+    /// The privacy context's proxies (`ProxyConfiguration`), in order.
+    package var proxies: [ProxyDescription] = []
+    /// `NWParameters.preferNoProxies`: direct first, proxies only as fallbacks.
+    package var preferNoProxies = false
+    /// `expiredDNSBehavior == .allow`: an expired cached answer may be used at once.
+    package var allowExpiredDNS = false
+    /// Resolve with getaddrinfo instead of the engine's resolver.
+    package var useSystemResolver = false
     /// How host names are looked up; nil for the system's getaddrinfo.
     package var addressLookup: AddressLookup?
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS

@@ -19,8 +19,12 @@ package struct FlowReport: Sendable {
     private static let none = UInt32.max
 
     private final class ResolutionBox: Sendable {
-        let report: ResolutionReport
-        init(_ report: ResolutionReport) { self.report = report }
+        let report: ResolutionReport?
+        let proxy: ProxyReport?
+        init(_ report: ResolutionReport?, proxy: ProxyReport?) {
+            self.report = report
+            self.proxy = proxy
+        }
     }
 
     package init() {}
@@ -50,7 +54,17 @@ package struct FlowReport: Sendable {
     /// Boxed: most flows (address literals, inbound) have none, and it is large inline.
     package var resolution: ResolutionReport? {
         get { resolutionBox?.report }
-        set { resolutionBox = newValue.map(ResolutionBox.init) }
+        set { setBox(resolution: newValue, proxy: proxy) }
+    }
+
+    /// Boxed with the resolution, for the same reason.
+    package var proxy: ProxyReport? {
+        get { resolutionBox?.proxy }
+        set { setBox(resolution: resolution, proxy: newValue) }
+    }
+
+    private mutating func setBox(resolution: ResolutionReport?, proxy: ProxyReport?) {
+        resolutionBox = resolution == nil && proxy == nil ? nil : ResolutionBox(resolution, proxy: proxy)
     }
 
     package var handshakeDuration: TimeAmount? {
@@ -99,4 +113,19 @@ package struct ResolutionReport: Sendable {
     package var preferred: SocketAddress?
     /// The target was an address already: nothing was looked up.
     package var fromLiteral: Bool
+    /// Where the answers came from.
+    package var source: ResolutionSource = .query
+}
+
+/// Where a resolution's answers came from, as Apple's report names it.
+package enum ResolutionSource: Sendable {
+    case query, cache, expiredCache
+}
+
+/// The proxy a connection went through.
+package struct ProxyReport: Sendable {
+    /// Whether a proxy applied to the connection (even if it went direct in the end).
+    package var configured: Bool
+    /// The proxy used, if one was.
+    package var endpoint: FlowTarget?
 }
