@@ -5,11 +5,13 @@ import NIOCore
 /// libproxy does, with a `pac+` prefix on a proxy variable: `all_proxy=pac+file:///etc/x.pac`,
 /// `https_proxy=pac+http://wpad/wpad.dat` (a plain path after `pac+` works too).
 enum RoutePlanner {
-    static func routes(for configuration: FlowConfiguration, on eventLoop: EventLoop) -> EventLoopFuture<[ProxyRoute]> {
+    static func routes(
+        for configuration: FlowConfiguration, on eventLoop: EventLoop, environment: ProxyEnvironment = .current()
+    ) -> EventLoopFuture<[ProxyRoute]> {
         guard configuration.transport == .tcp else {
             return eventLoop.makeSucceededFuture([.direct])
         }
-        var environment = ProxyEnvironment.current()
+        var environment = environment
         if configuration.proxies.isEmpty, let source = pacSource(in: &environment, secure: configuration.tls != nil) {
             return pacRoutes(source, for: configuration, on: eventLoop)
         }

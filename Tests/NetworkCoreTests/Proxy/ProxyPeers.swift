@@ -152,25 +152,7 @@ enum ProxyPeers {
     /// tinyproxy on 127.0.0.1 (CONNECT to any port), with `BasicAuth` when given; logs
     /// connections and request lines to `tinyproxy.log` in `directory`.
     static func startTinyproxy(basicAuth: (String, String)?, in directory: URL) async throws -> (PeerProcess, Int, URL)? {
-        guard let tinyproxy = PeerProcess.executable("tinyproxy") else { return nil }
-        let port = try freePort()
-        let log = directory.appendingPathComponent("tinyproxy.log")
-        var configuration = """
-            Port \(port)
-            Listen 127.0.0.1
-            Timeout 30
-            LogLevel Connect
-            LogFile "\(log.path)"
-            Allow 127.0.0.1
-            DisableViaHeader Yes
-
-            """
-        if let (user, password) = basicAuth { configuration += "BasicAuth \(user) \(password)\n" }
-        let path = directory.appendingPathComponent("tinyproxy.conf").path
-        try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        let server = try PeerProcess(tinyproxy, ["-d", "-c", path])
-        try await waitUntilBound(port: UInt16(port), udp: false)
-        return (server, port, log)
+        try await Tinyproxy.start(basicAuth: basicAuth, in: directory).map { ($0.process, $0.port, $0.log) }
     }
 
     /// Runs `body` with a throwaway system account (dante checks user/password against the

@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import PeerSupport
+import Testing
+
+@testable import Network
+
+/// Proxies through the public API: a privacy context's `ProxyConfiguration` sends an
+/// `NWConnection` through tinyproxy (a real HTTP CONNECT proxy), and the establishment report
+/// says so.
+@Suite("Connection.Proxy", .serialized)
+struct ProxyConnectionTests {
+    static func parameters(through proxy: ProxyConfiguration) -> NWParameters {
+        let parameters = NWParameters.tcp
+        let context = NWParameters.PrivacyContext(description: "proxy test")
+        context.proxyConfigurations = [proxy]
+        parameters.setPrivacyContext(context)
+        return parameters
+    }
+
+    static func report(_ connection: NWConnection) async -> NWConnection.EstablishmentReport? {
+        await withCheckedContinuation { continuation in
+            connection.requestEstablishmentReport(queue: DispatchQueue(label: "report")) { continuation.resume(returning: $0) }
+        }
+    }
+
+    @Test("an HTTP CONNECT proxy from the privacy context carries the connection; the report names it")
+    func httpConnectProxy() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory) else { return }
+        defer { proxy.stop() }
+        let queue = DispatchQueue(label: "proxy-echo")
+        let listener = try NWListener(using: .tcp, on: .any)
+        TLSInteropTests.echoOnce(on: listener, queue: queue)
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+
+        let configuration = ProxyConfiguration(
+            httpCONNECTProxy: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: UInt16(proxyPort))!))
+        let connection = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: configuration))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        #expect(await TLSInteropTests.exchange(connection, "through the proxy") == "through the proxy")
+        let report = await Self.report(connection)
+        #expect(report?.usedProxy == true)
+        #expect(report?.proxyConfigured == true)
+        #expect(report?.proxyEndpoint == .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: UInt16(proxyPort))!))
+        connection.cancel()
+        // The proxy saw the CONNECT for our target: the bytes did go through it.
+        let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(logged.contains("CONNECT localhost:\(port)"), "tinyproxy log: \(logged)")
+    }
+
+    @Test("a proxy that cannot be reached fails the connection, unless failover allows going direct")
+    func failover() async throws {
+        let queue = DispatchQueue(label: "failover-echo")
+        let listener = try NWListener(using: .tcp, on: .any)
+        TLSInteropTests.echoOnce(on: listener, queue: queue)
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        // Nothing listens on the proxy's port: connecting to it is refused.
+        let deadPort = NWEndpoint.Port(rawValue: try freePort())!
+        let strict = ProxyConfiguration(socksv5Proxy: .hostPort(host: "127.0.0.1", port: deadPort))
+        let refused = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: strict))
+        let state = await TLSInteropTests.settle(refused)
+        refused.cancel()
+        #expect(state != .ready, "never direct behind the user's back")
+
+        var lenient = ProxyConfiguration(socksv5Proxy: .hostPort(host: "127.0.0.1", port: deadPort))
+        lenient.allowFailover = true
+        let direct = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: lenient))
+        #expect(await TLSInteropTests.settle(direct) == .ready)
+        let report = await Self.report(direct)
+        #expect(report?.usedProxy == false)
+        #expect(report?.proxyConfigured == true)
+        direct.cancel()
+    }
+}
