@@ -210,6 +210,23 @@ final class Establishment: @unchecked Sendable {
 
     /// An address that needs no lookup: the only candidate, nothing to sort.
     private func offer(literal address: SocketAddress) {
+        if configuration.ip.version != .v4, NAT64Synthesis.needed(for: address, interfaceIndex: interfaceIndex) {
+            // No IPv4 route: an IPv6-only network may reach it through NAT64.
+            NAT64Synthesis.synthesize(address, on: eventLoop).whenSuccess { synthesized in
+                guard !self.abandoned else { return }
+                if synthesized.isEmpty {
+                    self.offerDirectly(address)
+                } else {
+                    self.raise { $0.answered(.ipv6, with: synthesized.map { RaceCandidate(address: $0) }, now: .now()) }
+                    self.raise { $0.resolutionFinished(now: .now()) }
+                }
+            }
+            return
+        }
+        offerDirectly(address)
+    }
+
+    private func offerDirectly(_ address: SocketAddress) {
         let family = AddressFamily(of: address)
         raise { $0.answered(family, with: [RaceCandidate(address: address)], now: .now()) }
         raise { $0.resolutionFinished(now: .now()) }
