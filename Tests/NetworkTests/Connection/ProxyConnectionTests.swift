@@ -53,6 +53,35 @@ struct ProxyConnectionTests {
         #expect(logged.contains("CONNECT localhost:\(port)"), "tinyproxy log: \(logged)")
     }
 
+    @Test("TLS runs end to end through the proxy: the server is verified, the proxy relays ciphertext")
+    func tlsThroughProxy() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory) else { return }
+        defer { proxy.stop() }
+        let identity = try TLSInteropTests.Identity.make()
+        guard let (server, port) = try await TLSInteropTests.startServer(identity) else { return }
+        defer { server.stop() }
+        let parameters = TLSInteropTests.pinned(to: try identity.certificateDER)
+        let context = NWParameters.PrivacyContext(description: "tls via proxy")
+        context.proxyConfigurations = [
+            ProxyConfiguration(httpCONNECTProxy: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: UInt16(proxyPort))!))
+        ]
+        parameters.setPrivacyContext(context)
+        let connection = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: parameters)
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        // s_server -rev reverses each line: the TLS session is with it, not with the proxy.
+        #expect(await TLSInteropTests.exchange(connection, "secret line\n") == "enil terces\n")
+        let report = await Self.report(connection)
+        #expect(report?.usedProxy == true)
+        #expect(report?.handshakes.map(\.definition.name).contains("tls") == true)
+        connection.cancel()
+        let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(logged.contains("CONNECT localhost:\(port)"))
+        #expect(!logged.contains("secret"))
+    }
+
     @Test("a proxy that cannot be reached fails the connection, unless failover allows going direct")
     func failover() async throws {
         let queue = DispatchQueue(label: "failover-echo")
