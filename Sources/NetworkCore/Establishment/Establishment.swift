@@ -496,7 +496,9 @@ final class Establishment: @unchecked Sendable {
             return connected.flatMap { channel in
                 let started = NIODeadline.now()
                 return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                    TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
+                    DTLSStack.usesGnuTLSForStream(settings)
+                        ? DTLSStack.startStreamClient(on: channel, settings: settings, hostName: hostName)
+                        : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
                 }.map { facts in
                     attempt.tlsFacts = facts
                     attempt.tlsHandshakeDuration = .now() - started

@@ -106,9 +106,11 @@ package final class Flow: @unchecked Sendable {
 
     private enum ServerSecurity {
         case tls(NIOSSLServerHandler)
-        case dtls(DTLSSession)
+        case dtls(GnuTLSSession)
+        /// TLS over TCP run by GnuTLS (pre-shared keys); its handshake began at adoption.
+        case gnuTLS(GnuTLSStreamHandler)
 
-        var dtls: DTLSSession? {
+        var dtls: GnuTLSSession? {
             if case .dtls(let session) = self { return session }
             return nil
         }
@@ -139,11 +141,17 @@ package final class Flow: @unchecked Sendable {
     /// Call on the channel's event loop: the flow's handler goes into the pipeline at once, so
     /// whatever NIO reads before the user starts the connection (data, a FIN) is kept for it.
     package static func adopting(
-        accepted channel: Channel, configuration: FlowConfiguration, tls: (NIOSSLContext, FlowTLSConfiguration)? = nil
+        accepted channel: Channel, configuration: FlowConfiguration, tls: (NIOSSLContext, FlowTLSConfiguration)? = nil,
+        gnuTLS: FlowTLSConfiguration? = nil
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
         let flow = Flow(accepted: channel, configuration: configuration)
-        if let (context, settings) = tls {
+        if let settings = gnuTLS {
+            let handler = GnuTLSStreamHandler(
+                role: .server, settings: settings, handshake: channel.eventLoop.makePromise(of: TLSSessionFacts.self))
+            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            flow.serverSecurity = .gnuTLS(handler)
+        } else if let (context, settings) = tls {
             flow.serverSecurity = .tls(try TLSStack.addServerHandler(to: channel, context: context, settings: settings))
         }
         try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
@@ -156,7 +164,7 @@ package final class Flow: @unchecked Sendable {
         sharedDatagramChannel channel: Channel,
         remote: SocketAddress,
         configuration: FlowConfiguration,
-        dtls: DTLSSession? = nil,
+        dtls: GnuTLSSession? = nil,
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
@@ -356,6 +364,22 @@ package final class Flow: @unchecked Sendable {
         if let channel = acceptedChannel {
             acceptedChannel = nil
             report.recordAccepted()
+            if case .gnuTLS(let handler) = serverSecurity {
+                serverSecurity = nil
+                let started = NIODeadline.now()
+                handler.handshakeFuture.whenComplete { result in
+                    switch result {
+                    case .success(let facts):
+                        self.tlsSession = TLSSessionBox(facts)
+                        self.report.tlsHandshakeDuration = .now() - started
+                        self.perform(self.machine.establishmentSucceeded())
+                    case .failure(let error):
+                        self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
+                        self.perform([.closeTransport(abortive: false)])
+                    }
+                }
+                return
+            }
             if case .tls(let handler) = serverSecurity {
                 serverSecurity = nil
                 let started = NIODeadline.now()
@@ -641,7 +665,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     /// Hands a DTLS peer's decrypted messages to the receives, then its end if it ended.
-    private func deliverDecrypted(_ received: (messages: [ByteBuffer], end: DTLSSession.End?)) {
+    private func deliverDecrypted(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
         for message in received.messages {
             report.receivedBytes += UInt64(message.readableBytes)
             for (completion, outcome) in receives.append(message) { completion(outcome) }

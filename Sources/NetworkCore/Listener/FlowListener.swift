@@ -174,7 +174,10 @@ package final class FlowListener: @unchecked Sendable {
             do {
                 if configuration.transport == .udp {
                     // DTLS: sessions are made per peer; check the settings can make one now.
-                    _ = try DTLSCredentials.shared(tls, server: true)
+                    _ = try GnuTLSCredentials.shared(tls, server: true)
+                } else if DTLSStack.usesGnuTLSForStream(tls) {
+                    // Pre-shared keys over TCP run on GnuTLS, per accepted connection.
+                    _ = try GnuTLSCredentials.shared(tls, server: true, stream: true)
                 } else {
                     tlsContext = try TLSStack.serverContext(tls)
                 }
@@ -288,7 +291,8 @@ package final class FlowListener: @unchecked Sendable {
         do {
             flow = try Flow.adopting(
                 accepted: child, configuration: childConfiguration,
-                tls: tlsContext.flatMap { context in configuration.child.tls.map { (context, $0) } })
+                tls: tlsContext.flatMap { context in configuration.child.tls.map { (context, $0) } },
+                gnuTLS: configuration.child.tls.flatMap { DTLSStack.usesGnuTLSForStream($0) ? $0 : nil })
         } catch {
             child.close(promise: nil)
             return
@@ -319,7 +323,7 @@ package final class FlowListener: @unchecked Sendable {
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
         childConfiguration.transport = .udp
-        var dtls: DTLSSession?
+        var dtls: GnuTLSSession?
         if let settings = configuration.child.tls {
             // Checked at bind time; a failure here (memory) only drops this peer's datagram.
             guard let session = try? DTLSStack.serverSession(on: channel, remote: remote, settings: settings) else { return }

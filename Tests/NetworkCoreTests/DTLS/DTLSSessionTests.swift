@@ -12,20 +12,20 @@ struct DTLSSessionTests {
     /// Two sessions whose datagrams reach each other unless `drop` says otherwise.
     final class Pair: @unchecked Sendable {
         let loop: EventLoop
-        var client: DTLSSession?
-        var server: DTLSSession?
+        var client: GnuTLSSession?
+        var server: GnuTLSSession?
         var drop: (_ toServer: Bool, _ datagram: ByteBuffer) -> Bool = { _, _ in false }
         var clientMessages: [String] = []
         var serverMessages: [String] = []
-        var clientEnd: DTLSSession.End?
+        var clientEnd: GnuTLSSession.End?
         /// Every datagram the client sent, in order.
         var sentToServer: [ByteBuffer] = []
-        var serverEnd: DTLSSession.End?
+        var serverEnd: GnuTLSSession.End?
 
         init(loop: EventLoop, client settings: FlowTLSConfiguration, server serverSettings: FlowTLSConfiguration,
-             timeout: TimeAmount = DTLSSession.defaultHandshakeTimeout) throws {
+             timeout: TimeAmount = GnuTLSSession.defaultHandshakeTimeout) throws {
             self.loop = loop
-            client = try DTLSSession(
+            client = try GnuTLSSession(
                 role: .client(serverName: nil), settings: settings, eventLoop: loop, handshakeTimeout: timeout,
                 write: { [unowned self] datagram, promise in
                     promise?.succeed()
@@ -33,7 +33,7 @@ struct DTLSSessionTests {
                     guard !self.drop(true, datagram) else { return }
                     loop.execute { self.deliver(datagram, toServer: true) }
                 }, flush: {})
-            server = try DTLSSession(
+            server = try GnuTLSSession(
                 role: .server, settings: serverSettings, eventLoop: loop, handshakeTimeout: timeout,
                 write: { [unowned self] datagram, promise in
                     promise?.succeed()

@@ -44,12 +44,17 @@ struct DTLSInteropTests {
         return NWParameters(dtls: tls)
     }
 
+    /// Adds `key` under the test's PSK identity to `options`.
+    static func addKey(_ key: Data = pskKey, to options: NWProtocolTLS.Options) {
+        let secret = key.withUnsafeBytes { DispatchData(bytes: $0) }
+        let identity = Data(pskIdentity.utf8).withUnsafeBytes { DispatchData(bytes: $0) }
+        sec_protocol_options_add_pre_shared_key(options.securityProtocolOptions, secret as __DispatchData, identity as __DispatchData)
+    }
+
     /// DTLS parameters with the test's pre-shared key and Apple's usual PSK suite.
     static func presharedKey() -> NWParameters {
         let tls = NWProtocolTLS.Options()
-        let key = pskKey.withUnsafeBytes { DispatchData(bytes: $0) }
-        let identity = Data(pskIdentity.utf8).withUnsafeBytes { DispatchData(bytes: $0) }
-        sec_protocol_options_add_pre_shared_key(tls.securityProtocolOptions, key as __DispatchData, identity as __DispatchData)
+        addKey(to: tls)
         sec_protocol_options_append_tls_ciphersuite(
             tls.securityProtocolOptions, tls_ciphersuite_t(rawValue: UInt16(TLS_PSK_WITH_AES_128_GCM_SHA256))!)
         return NWParameters(dtls: tls)
@@ -146,9 +151,7 @@ struct DTLSInteropTests {
         guard let (server, port) = try await Self.startGnuTLSEcho(identity) else { return }
         defer { server.stop() }
         let tls = NWProtocolTLS.Options()
-        let key = Data(repeating: 9, count: 32).withUnsafeBytes { DispatchData(bytes: $0) }
-        let name = Data(Self.pskIdentity.utf8).withUnsafeBytes { DispatchData(bytes: $0) }
-        sec_protocol_options_add_pre_shared_key(tls.securityProtocolOptions, key as __DispatchData, name as __DispatchData)
+        Self.addKey(Data(repeating: 9, count: 32), to: tls)
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: NWParameters(dtls: tls))
         let states = Recorder<NWConnection.State>()
         connection.stateUpdateHandler = { states.append($0) }
@@ -214,9 +217,7 @@ struct DTLSInteropTests {
         second.cancel()
 
         let pskListenerOptions = NWProtocolTLS.Options()
-        let key = Self.pskKey.withUnsafeBytes { DispatchData(bytes: $0) }
-        let name = Data(Self.pskIdentity.utf8).withUnsafeBytes { DispatchData(bytes: $0) }
-        sec_protocol_options_add_pre_shared_key(pskListenerOptions.securityProtocolOptions, key as __DispatchData, name as __DispatchData)
+        Self.addKey(to: pskListenerOptions)
         let (pskListener, pskPort) = try await Self.echoListener(NWParameters(dtls: pskListenerOptions), queue: queue)
         defer { pskListener.cancel() }
         let pskClient = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: pskPort)!, using: Self.presharedKey())

@@ -352,8 +352,8 @@ struct TLSInteropTests {
     static let pskKey: [UInt8] = Array(0..<32)
     static var pskHex: String { pskKey.map { String(format: "%02x", $0) }.joined() }
 
-    // Apple's sample asks for TLS_PSK_WITH_AES_128_GCM_SHA256, which BoringSSL lacks: the
-    // session uses BoringSSL's PSK suites instead (docs/tls.md), so the peer offers one of those.
+    // Apple's sample asks for TLS_PSK_WITH_AES_128_GCM_SHA256, which BoringSSL lacks: PSK
+    // sessions over TCP run on GnuTLS (docs/tls.md), and the peer offers only that suite.
     @Test("TLS 1.2 PSK set up as Apple's peer-to-peer sample does, against openssl s_server")
     func pskClient() async throws {
         guard let openssl = Self.openssl() else { return }
@@ -361,7 +361,7 @@ struct TLSInteropTests {
         let server = try PeerProcess(
             openssl,
             ["s_server", "-accept", "\(port)", "-nocert", "-psk", Self.pskHex, "-psk_identity", "game",
-             "-cipher", "PSK-AES128-CBC-SHA", "-tls1_2", "-rev", "-quiet"])
+             "-cipher", "PSK-AES128-GCM-SHA256", "-tls1_2", "-rev", "-quiet"])
         defer { server.stop() }
         try await waitUntilBound(port: port, udp: false)
         let connection = NWConnection(
@@ -369,6 +369,9 @@ struct TLSInteropTests {
         let pskState = await Self.settle(connection)
         #expect(pskState == .ready, "state \(String(describing: pskState))")
         #expect(await Self.exchange(connection, "psk\n") == "ksp\n")
+        let metadata = try #require(connection.metadata(definition: NWProtocolTLS.definition) as? NWProtocolTLS.Metadata)
+        #expect(sec_protocol_metadata_get_negotiated_tls_ciphersuite(metadata.securityProtocolMetadata).rawValue == 0x00A8)
+        #expect(sec_protocol_metadata_get_negotiated_tls_protocol_version(metadata.securityProtocolMetadata) == .TLSv12)
         connection.cancel()
 
         let wrongKey = NWConnection(
@@ -392,7 +395,7 @@ struct TLSInteropTests {
 
         let client = try PeerProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-psk", Self.pskHex, "-psk_identity", "game",
-                      "-cipher", "PSK-AES128-CBC-SHA", "-tls1_2", "-quiet", "-ign_eof"],
+                      "-cipher", "PSK-AES128-GCM-SHA256", "-tls1_2", "-quiet", "-ign_eof"],
             input: Data("from openssl\n".utf8))
         defer { client.stop() }
         try await client.waitForOutput(containing: "from openssl", timeout: 15)

@@ -3,34 +3,37 @@ import Glibc
 #endif
 import NIOCore
 
-/// DTLS between a connected datagram channel and the flow's handler: datagrams below are
-/// ciphertext, datagrams above are the application's messages (one record each).
-final class DTLSClientHandler: ChannelDuplexHandler, @unchecked Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    typealias InboundOut = AddressedEnvelope<ByteBuffer>
+/// TLS over TCP run by GnuTLS, between the socket and the flow's handler: used for pre-shared-key
+/// sessions, whose suites (TLS_PSK_WITH_AES_128_GCM_SHA256 and the others Apple's peer-to-peer
+/// samples ask for) BoringSSL does not have. Client or server; the handshake starts as soon as
+/// the handler is in the pipeline (a server's first bytes are then never missed).
+final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    private let role: GnuTLSSession.Role
     private let settings: FlowTLSConfiguration
-    private let serverName: String?
     private let handshake: EventLoopPromise<TLSSessionFacts>
-    private var session: DTLSSession?
+    private var session: GnuTLSSession?
     private var established = false
 
-    init(settings: FlowTLSConfiguration, serverName: String?, handshake: EventLoopPromise<TLSSessionFacts>) {
+    /// Completes when the handshake (and the peer's verification) is done.
+    var handshakeFuture: EventLoopFuture<TLSSessionFacts> { handshake.futureResult }
+
+    init(role: GnuTLSSession.Role, settings: FlowTLSConfiguration, handshake: EventLoopPromise<TLSSessionFacts>) {
+        self.role = role
         self.settings = settings
-        self.serverName = serverName
         self.handshake = handshake
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         do {
-            let session = try DTLSSession(
-                role: .client(serverName: serverName), settings: settings, eventLoop: context.eventLoop,
-                write: { datagram, promise in
-                    bound.value.write(NIOAny(datagram), promise: promise)
-                },
+            let session = try GnuTLSSession(
+                role: role, settings: settings, eventLoop: context.eventLoop, stream: true,
+                write: { bytes, promise in bound.value.write(NIOAny(bytes), promise: promise) },
                 flush: { bound.value.flush() })
             self.session = session
             session.startHandshake { [weak self] result in
@@ -39,34 +42,35 @@ final class DTLSClientHandler: ChannelDuplexHandler, @unchecked Sendable {
                 case .success(let facts):
                     self.established = true
                     self.handshake.succeed(facts)
-                    // Messages that came with the last flight.
                     self.deliver(session.receive(nil), context: bound.value)
                 case .failure(let error):
                     self.handshake.fail(error)
+                    bound.value.close(promise: nil)
                 }
             }
             // Reads are on demand; during the handshake nobody else asks for them.
-            context.read()
+            if context.channel.isActive { context.read() }
         } catch {
             handshake.fail(error)
         }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        session?.close()
         handshake.fail(FlowError.posix(ECANCELED))
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if !established { context.read() }
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let session else { return }
-        deliver(session.receive(Self.unwrapInboundIn(data).data), context: context)
+        deliver(session.receive(Self.unwrapInboundIn(data)), context: context)
     }
 
-    private func deliver(_ received: (messages: [ByteBuffer], end: DTLSSession.End?), context: ChannelHandlerContext) {
-        guard let remote = context.channel.remoteAddress else { return }
-        for message in received.messages {
-            context.fireChannelRead(Self.wrapInboundOut(AddressedEnvelope(remoteAddress: remote, data: message)))
-        }
+    private func deliver(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?), context: ChannelHandlerContext) {
+        for message in received.messages { context.fireChannelRead(Self.wrapInboundOut(message)) }
         switch received.end {
         case nil:
             break
@@ -77,6 +81,21 @@ final class DTLSClientHandler: ChannelDuplexHandler, @unchecked Sendable {
         }
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, let session {
+            guard established else {
+                // The peer hung up in the middle of the handshake.
+                handshake.fail(FlowError.tls(TLSStatus.closedAbort))
+                context.close(promise: nil)
+                return
+            }
+            // What TLS makes of the FIN: an orderly end after close_notify, else a truncation.
+            deliver(session.receivedEndOfStream(), context: context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         if !established { context.read() }
         context.fireChannelReadComplete()
@@ -84,9 +103,8 @@ final class DTLSClientHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !established {
-            // For example ECONNREFUSED (ICMP port unreachable): this attempt is over.
             handshake.fail(FlowError(error))
-            session?.close()
+            context.close(promise: nil)
             return
         }
         context.fireErrorCaught(error)
@@ -106,8 +124,8 @@ final class DTLSClientHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        // close_notify first, so the peer learns the session ended.
-        session?.close()
+        // close_notify first; a final message (output only) still reads the peer's answer.
+        if mode == .output { session?.shutdownOutput() } else { session?.close() }
         context.close(mode: mode, promise: promise)
     }
 }

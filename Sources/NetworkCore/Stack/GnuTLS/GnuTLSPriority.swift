@@ -1,7 +1,7 @@
-/// Builds the GnuTLS priority string for DTLS settings: the allowed versions, and when the
+/// Builds the GnuTLS priority string for DTLS (and TLS-over-TCP PSK) settings: the allowed versions, and when the
 /// application names cipher suites (`sec_protocol_options_append_tls_ciphersuite`) or uses
 /// pre-shared keys, the key exchanges, ciphers and MACs those suites need.
-enum DTLSPriority {
+enum GnuTLSPriority {
     /// What GnuTLS calls the parts of an IANA suite.
     private struct Suite {
         var keyExchange: String
@@ -50,10 +50,17 @@ enum DTLSPriority {
         return !(maximum == 0xfeff || (maximum >= 0x0301 && maximum <= 0x0302))
     }
 
-    static func string(for settings: FlowTLSConfiguration) -> String {
+    /// The priority for DTLS (`stream` false) or TLS over TCP (`stream` true). Over TCP GnuTLS
+    /// runs the pre-shared-key sessions, which are TLS 1.2 (external PSKs, as Apple's
+    /// peer-to-peer samples use them).
+    static func string(for settings: FlowTLSConfiguration, stream: Bool = false) -> String {
         var parts = ["NORMAL", "-VERS-ALL"]
-        if allowsDTLS12(settings) { parts.append("+VERS-DTLS1.2") }
-        if allowsDTLS10(settings) || !allowsDTLS12(settings) { parts.append("+VERS-DTLS1.0") }
+        if stream {
+            parts.append("+VERS-TLS1.2")
+        } else {
+            if allowsDTLS12(settings) { parts.append("+VERS-DTLS1.2") }
+            if allowsDTLS10(settings) || !allowsDTLS12(settings) { parts.append("+VERS-DTLS1.0") }
+        }
         let requested = settings.cipherSuites.compactMap { suites[$0] }
         let usesPSK = !settings.preSharedKeys.isEmpty
         if !requested.isEmpty {

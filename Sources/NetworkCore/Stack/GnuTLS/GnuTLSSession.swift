@@ -5,10 +5,12 @@ import CGnuTLS
 import DequeModule
 import NIOCore
 
-/// One DTLS session (GnuTLS, non-blocking) confined to one event loop. It knows nothing about
-/// sockets: ciphertext datagrams come in through `receive`, leave through the `write` closure,
-/// so the same session serves a connected client channel and a listener's per-peer flow.
-final class DTLSSession: @unchecked Sendable {
+/// One GnuTLS session (non-blocking) confined to one event loop: DTLS over datagrams, or TLS over
+/// a byte stream (the pre-shared-key sessions BoringSSL cannot run). It knows nothing about
+/// sockets: ciphertext comes in through `receive` and leaves through the `write` closure, so the
+/// same session serves a connected client channel, an accepted TCP child and a DTLS listener's
+/// per-peer flow.
+final class GnuTLSSession: @unchecked Sendable {
     enum Role: Equatable {
         case client(serverName: String?)
         case server
@@ -27,8 +29,12 @@ final class DTLSSession: @unchecked Sendable {
 
     let settings: FlowTLSConfiguration
     private let role: Role
+    /// TLS over a byte stream rather than DTLS over datagrams.
+    private let stream: Bool
+    /// The stream's peer closed its side (a read of nothing then means the end).
+    private var inputClosed = false
     private let eventLoop: EventLoop
-    private let credentials: DTLSCredentials
+    private let credentials: GnuTLSCredentials
     private var session: gnutls_session_t?
     private var phase = Phase.idle
     /// Ciphertext datagrams not yet consumed by GnuTLS. Bounded: a flood only drops datagrams,
@@ -55,19 +61,21 @@ final class DTLSSession: @unchecked Sendable {
     static let defaultHandshakeTimeout: TimeAmount = .seconds(30)
 
     init(
-        role: Role, settings: FlowTLSConfiguration, eventLoop: EventLoop,
-        handshakeTimeout: TimeAmount = DTLSSession.defaultHandshakeTimeout,
+        role: Role, settings: FlowTLSConfiguration, eventLoop: EventLoop, stream: Bool = false,
+        handshakeTimeout: TimeAmount = GnuTLSSession.defaultHandshakeTimeout,
         write: @escaping (ByteBuffer, EventLoopPromise<Void>?) -> Void, flush: @escaping () -> Void
     ) throws(FlowError) {
         self.role = role
+        self.stream = stream
         self.settings = settings
         self.eventLoop = eventLoop
         self.write = write
         self.flush = flush
-        credentials = try DTLSCredentials.shared(settings, server: role == .server)
+        credentials = try GnuTLSCredentials.shared(settings, server: role == .server, stream: stream)
         var created: gnutls_session_t?
         let end: Int32 = role == .server ? 1 : 2  // GNUTLS_SERVER, GNUTLS_CLIENT
-        try GnuTLSCall.check(gnutls_init(&created, UInt32(end | GNUTLS_DATAGRAM | GNUTLS_NONBLOCK)))
+        let datagram: Int32 = stream ? 0 : GNUTLS_DATAGRAM
+        try GnuTLSCall.check(gnutls_init(&created, UInt32(end | datagram | GNUTLS_NONBLOCK)))
         session = created
         try configure(handshakeTimeout: handshakeTimeout)
     }
@@ -94,9 +102,11 @@ final class DTLSSession: @unchecked Sendable {
         if let psk = credentials.pskServer {
             try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_PSK, UnsafeMutableRawPointer(psk)))
         }
-        gnutls_dtls_set_mtu(session, Self.mtu)
-        // First retransmission after 1 s (RFC 6347's initial timer).
-        gnutls_dtls_set_timeouts(session, 1_000, UInt32(clamping: handshakeTimeout.nanoseconds / 1_000_000))
+        if !stream {
+            gnutls_dtls_set_mtu(session, Self.mtu)
+            // First retransmission after 1 s (RFC 6347's initial timer).
+            gnutls_dtls_set_timeouts(session, 1_000, UInt32(clamping: handshakeTimeout.nanoseconds / 1_000_000))
+        }
         if !settings.applicationProtocols.isEmpty {
             try setApplicationProtocols(settings.applicationProtocols)
         }
@@ -156,6 +166,9 @@ final class DTLSSession: @unchecked Sendable {
         if status == 0 {
             phase = .verifying
             verifyPeer()
+        } else if stream && (status == GNUTLS_E_AGAIN || gnutls_error_is_fatal(status) == 0) {
+            // TCP retransmits by itself: wait for more bytes (the connection timeout bounds it).
+            return
         } else if status == GNUTLS_E_AGAIN || gnutls_error_is_fatal(status) == 0 {
             // Nothing to read yet: come back when a datagram arrives or GnuTLS wants to
             // retransmit its last flight.
@@ -164,7 +177,7 @@ final class DTLSSession: @unchecked Sendable {
                 self?.continueHandshake()
             }
         } else {
-            finishHandshake(.failure(DTLSErrors.error(forGnuTLSStatus: status, session: session)))
+            finishHandshake(.failure(GnuTLSErrors.error(forGnuTLSStatus: status, session: session)))
         }
     }
 
@@ -198,7 +211,7 @@ final class DTLSSession: @unchecked Sendable {
         if checked < 0 || chain.isEmpty {
             reject(TLSStatus.certificateChainInvalid)
         } else if status != 0 {
-            reject(DTLSErrors.statusForVerification(status))
+            reject(GnuTLSErrors.statusForVerification(status))
         } else {
             finishHandshake(.success(sessionFacts(chain)))
         }
@@ -250,6 +263,8 @@ final class DTLSSession: @unchecked Sendable {
         switch gnutls_protocol_get_version(session) {
         case GNUTLS_DTLS1_2: version = 0xfefd
         case GNUTLS_DTLS1_0: version = 0xfeff
+        case GNUTLS_TLS1_2: version = 0x0303
+        case GNUTLS_TLS1_3: version = 0x0304
         default: version = nil
         }
         var serverName: String?
@@ -291,7 +306,8 @@ final class DTLSSession: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         // An empty datagram carries no record (and GnuTLS would read it as end of stream).
         if let datagram, datagram.readableBytes > 0 {
-            if inbound.count >= Self.inboundLimit { inbound.removeFirst() }
+            // A stream is never dropped from (reads are on demand, so it stays small).
+            if !stream && inbound.count >= Self.inboundLimit { inbound.removeFirst() }
             inbound.append(datagram)
         }
         switch phase {
@@ -342,38 +358,67 @@ final class DTLSSession: @unchecked Sendable {
             }
             phase = .closed
             inbound.removeAll()
-            return (messages, .failed(DTLSErrors.error(forGnuTLSStatus: code, session: session)))
+            return (messages, .failed(GnuTLSErrors.error(forGnuTLSStatus: code, session: session)))
         }
     }
 
     private var scratch = ByteBufferAllocator().buffer(capacity: 0)
 
-    /// Encrypts one message into one record (one datagram).
+    /// Encrypts one message into one record (one datagram); on a stream, as many records as it
+    /// takes. The promise completes with the write of the last one.
     func send(_ plaintext: ByteBuffer, promise: EventLoopPromise<Void>?) {
         eventLoop.preconditionInEventLoop()
-        guard phase == .established else {
-            promise?.fail(phase == .closed ? FlowError.posix(EPIPE) : FlowError.posix(ENOTCONN))
+        guard phase == .established, !outputClosed else {
+            promise?.fail(phase == .closed || outputClosed ? FlowError.posix(EPIPE) : FlowError.posix(ENOTCONN))
             return
         }
-        writePromise = promise
-        let status = plaintext.withUnsafeReadableBytes { bytes in
-            gnutls_record_send(session, bytes.baseAddress, bytes.count)
-        }
-        let pending = writePromise
-        writePromise = nil
-        if status < 0 {
-            pending?.fail(DTLSErrors.error(forGnuTLSStatus: Int32(status), session: session))
-        } else {
+        var remaining = plaintext
+        repeat {
+            let chunk = stream ? min(remaining.readableBytes, Self.recordCapacity) : remaining.readableBytes
+            let last = chunk == remaining.readableBytes
+            writePromise = last ? promise : nil
+            let status = remaining.withUnsafeReadableBytes { bytes in
+                gnutls_record_send(session, bytes.baseAddress, chunk)
+            }
+            let pending = writePromise
+            writePromise = nil
+            if status < 0 {
+                // Failed records fail the whole message (nothing the peer saw is reported done).
+                (pending ?? promise)?.fail(GnuTLSErrors.error(forGnuTLSStatus: Int32(status), session: session))
+                return
+            }
+            remaining.moveReaderIndex(forwardBy: max(status, 0))
             pending?.succeed()
-        }
+            if status == 0 { break }
+        } while remaining.readableBytes > 0
     }
+
+    /// The stream's peer sent its FIN: what is buffered is read, then the session ends (with
+    /// close_notify seen, an orderly end; without, a truncation).
+    func receivedEndOfStream() -> (messages: [ByteBuffer], end: End?) {
+        inputClosed = true
+        return receive(nil)
+    }
+
+    /// Sends close_notify but goes on reading (a final message on a stream: the peer may still
+    /// answer).
+    func shutdownOutput() {
+        eventLoop.preconditionInEventLoop()
+        guard phase == .established, !outputClosed else { return }
+        outputClosed = true
+        _ = gnutls_bye(session, GNUTLS_SHUT_WR)
+        flush()
+    }
+
+    private var outputClosed = false
 
     /// Sends close_notify (once) and stops; later datagrams are ignored.
     func close() {
         eventLoop.preconditionInEventLoop()
         retransmit?.cancel()
         retransmit = nil
-        if phase == .established {
+        if phase == .established && !outputClosed {
+            outputClosed = true
             _ = gnutls_bye(session, GNUTLS_SHUT_WR)
             flush()
         }
@@ -386,7 +431,9 @@ final class DTLSSession: @unchecked Sendable {
     // MARK: - Transport callbacks (called by GnuTLS, on the loop, inside our calls)
 
     fileprivate func pull(into buffer: UnsafeMutableRawPointer?, size: Int) -> Int {
-        guard let datagram = inbound.popFirst() else {
+        guard var datagram = inbound.popFirst() else {
+            // Nothing more will come on a closed stream: a read of nothing is the end.
+            if stream && inputClosed { return 0 }
             gnutls_transport_set_errno(session, EAGAIN)
             return -1
         }
@@ -394,10 +441,15 @@ final class DTLSSession: @unchecked Sendable {
         datagram.withUnsafeReadableBytes { bytes in
             if let buffer, let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: count) }
         }
+        if stream && count < datagram.readableBytes {
+            // A stream is bytes, not messages: keep the rest for the next read.
+            datagram.moveReaderIndex(forwardBy: count)
+            inbound.prepend(datagram)
+        }
         return count
     }
 
-    fileprivate var hasInput: Bool { !inbound.isEmpty }
+    fileprivate var hasInput: Bool { !inbound.isEmpty || (stream && inputClosed) }
 
     fileprivate func push(_ bytes: UnsafeRawPointer?, size: Int) -> Int {
         var datagram = ByteBufferAllocator().buffer(capacity: size)
@@ -409,8 +461,8 @@ final class DTLSSession: @unchecked Sendable {
     }
 }
 
-private func owner(_ pointer: gnutls_transport_ptr_t?) -> DTLSSession? {
-    pointer.map { Unmanaged<DTLSSession>.fromOpaque($0).takeUnretainedValue() }
+private func owner(_ pointer: gnutls_transport_ptr_t?) -> GnuTLSSession? {
+    pointer.map { Unmanaged<GnuTLSSession>.fromOpaque($0).takeUnretainedValue() }
 }
 
 private func dtlsPull(_ pointer: gnutls_transport_ptr_t?, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {

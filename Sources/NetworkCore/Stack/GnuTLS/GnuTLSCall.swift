@@ -4,7 +4,7 @@ import CGnuTLS
 enum GnuTLSCall {
     /// Turns a negative GnuTLS status into a `.tls` error.
     static func check(_ status: Int32) throws(FlowError) {
-        if status < 0 { throw DTLSErrors.error(forGnuTLSStatus: status, session: nil) }
+        if status < 0 { throw GnuTLSErrors.error(forGnuTLSStatus: status, session: nil) }
     }
 
     /// Lends `bytes` to GnuTLS as a datum for the duration of `body`.

@@ -7,15 +7,15 @@ import Synchronization
 /// GnuTLS credentials for one set of DTLS settings: the certificate store (system trust plus this
 /// side's identity) and the pre-shared keys. Building them parses the system trust store, so
 /// sessions with equal settings share one object; GnuTLS allows that across threads.
-final class DTLSCredentials: @unchecked Sendable {
+final class GnuTLSCredentials: @unchecked Sendable {
     private(set) var certificates: gnutls_certificate_credentials_t?
     private(set) var pskClient: gnutls_psk_client_credentials_t?
     private(set) var pskServer: gnutls_psk_server_credentials_t?
     /// The GnuTLS priority string that encodes versions, key exchanges and suites.
     let priority: String
 
-    private init(_ settings: FlowTLSConfiguration, server: Bool) throws(FlowError) {
-        priority = DTLSPriority.string(for: settings)
+    private init(_ settings: FlowTLSConfiguration, server: Bool, stream: Bool) throws(FlowError) {
+        priority = GnuTLSPriority.string(for: settings, stream: stream)
         var certificates: gnutls_certificate_credentials_t?
         try GnuTLSCall.check(gnutls_certificate_allocate_credentials(&certificates))
         self.certificates = certificates
@@ -84,6 +84,7 @@ final class DTLSCredentials: @unchecked Sendable {
 
     private struct Key: Hashable {
         var server: Bool
+        var stream: Bool
         var priority: String
         var certificateChain: [[UInt8]]
         var privateKey: [UInt8]?
@@ -91,18 +92,18 @@ final class DTLSCredentials: @unchecked Sendable {
         var clientIdentity: String?
     }
 
-    private static let cache = Mutex<[Key: DTLSCredentials]>([:])
+    private static let cache = Mutex<[Key: GnuTLSCredentials]>([:])
 
     /// Shared credentials for `settings` (made on first use).
-    static func shared(_ settings: FlowTLSConfiguration, server: Bool) throws(FlowError) -> DTLSCredentials {
+    static func shared(_ settings: FlowTLSConfiguration, server: Bool, stream: Bool = false) throws(FlowError) -> GnuTLSCredentials {
         let key = Key(
-            server: server, priority: DTLSPriority.string(for: settings),
+            server: server, stream: stream, priority: GnuTLSPriority.string(for: settings, stream: stream),
             certificateChain: settings.certificateChain, privateKey: settings.privateKey,
             // Server keys are looked up per session; only the client's key is baked in.
             clientKey: server ? nil : settings.preSharedKeys.first?.key,
             clientIdentity: server ? nil : settings.preSharedKeys.first?.identity)
         if let hit = cache.withLock({ $0[key] }) { return hit }
-        let made = try DTLSCredentials(settings, server: server)
+        let made = try GnuTLSCredentials(settings, server: server, stream: stream)
         cache.withLock { cache in
             if cache.count >= 64 { cache.removeAll() }  // bounded: settings rarely vary this much
             cache[key] = made
@@ -116,7 +117,7 @@ private func dtlsServerPSKLookup(
     _ session: gnutls_session_t?, _ username: UnsafePointer<CChar>?, _ key: UnsafeMutablePointer<gnutls_datum_t>?
 ) -> Int32 {
     guard let session, let username, let key, let raw = gnutls_session_get_ptr(session) else { return -1 }
-    let owner = Unmanaged<DTLSSession>.fromOpaque(raw).takeUnretainedValue()
+    let owner = Unmanaged<GnuTLSSession>.fromOpaque(raw).takeUnretainedValue()
     let identity = String(cString: username)
     guard let match = owner.settings.preSharedKeys.first(where: { $0.identity == identity }),
         let copy = malloc(max(match.key.count, 1))

@@ -4,7 +4,7 @@ import Glibc
 import CGnuTLS
 
 /// GnuTLS failures as the Security framework's status codes (see docs/tls.md).
-enum DTLSErrors {
+enum GnuTLSErrors {
     /// The error for a failed GnuTLS call; `session` lets a received alert be named.
     static func error(forGnuTLSStatus status: Int32, session: gnutls_session_t?) -> FlowError {
         switch status {

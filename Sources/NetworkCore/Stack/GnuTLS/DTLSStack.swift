@@ -23,13 +23,36 @@ enum DTLSStack {
     /// listener's socket to `remote`.
     static func serverSession(
         on channel: Channel, remote: SocketAddress, settings: FlowTLSConfiguration
-    ) throws(FlowError) -> DTLSSession {
+    ) throws(FlowError) -> GnuTLSSession {
         let bound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
-        return try DTLSSession(
+        return try GnuTLSSession(
             role: .server, settings: settings, eventLoop: channel.eventLoop,
             write: { datagram, promise in
                 bound.value.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
             },
             flush: { bound.value.flush() })
+    }
+
+    /// TLS over TCP with GnuTLS for a client (pre-shared-key sessions): adds the handler in
+    /// front of the flow's handler and completes once the handshake is done.
+    static func startStreamClient(
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+    ) -> EventLoopFuture<TLSSessionFacts> {
+        channel.eventLoop.assertInEventLoop()
+        let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
+        do {
+            try channel.pipeline.syncOperations.addHandler(
+                GnuTLSStreamHandler(role: .client(serverName: hostName), settings: settings, handshake: promise),
+                position: .first)
+        } catch {
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+
+    /// Whether TLS over TCP with these settings runs on GnuTLS (pre-shared keys) rather than
+    /// swift-nio-ssl.
+    static func usesGnuTLSForStream(_ settings: FlowTLSConfiguration) -> Bool {
+        !settings.preSharedKeys.isEmpty
     }
 }
