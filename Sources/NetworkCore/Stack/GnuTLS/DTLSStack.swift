@@ -10,7 +10,7 @@ enum DTLSStack {
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
-        let handler = DTLSClientHandler(settings: settings, serverName: hostName, handshake: promise)
+        let handler = DTLSClientHandler(role: .client(serverName: hostName), settings: settings, handshake: promise)
         do {
             try channel.pipeline.syncOperations.addHandler(handler, position: .first)
         } catch {

@@ -3,13 +3,36 @@ import Glibc
 #endif
 import NIOCore
 
-/// TLS over TCP run by GnuTLS, between the socket and the flow's handler: used for pre-shared-key
-/// sessions, whose suites (TLS_PSK_WITH_AES_128_GCM_SHA256 and the others Apple's peer-to-peer
-/// samples ask for) BoringSSL does not have. Client or server; the handshake starts as soon as
-/// the handler is in the pipeline (a server's first bytes are then never missed).
-final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+/// What a GnuTLS handler carries: bytes of a TCP stream, or datagrams of a connected UDP socket.
+protocol GnuTLSFraming {
+    /// TLS over a stream (true) or DTLS over datagrams (false).
+    static var isStream: Bool { get }
+    var payload: ByteBuffer { get }
+    /// The plaintext `payload` as this kind of message, for the handler above.
+    static func wrap(_ payload: ByteBuffer, context: ChannelHandlerContext) -> Self?
+}
+
+extension ByteBuffer: GnuTLSFraming {
+    static var isStream: Bool { true }
+    static func wrap(_ payload: ByteBuffer, context: ChannelHandlerContext) -> ByteBuffer? { payload }
+}
+
+extension AddressedEnvelope: GnuTLSFraming where DataType == ByteBuffer {
+    static var isStream: Bool { false }
+    static func wrap(_ payload: ByteBuffer, context: ChannelHandlerContext) -> AddressedEnvelope<ByteBuffer>? {
+        context.channel.remoteAddress.map { AddressedEnvelope(remoteAddress: $0, data: payload) }
+    }
+}
+
+/// GnuTLS between the socket and the flow's handler: DTLS on a connected datagram channel (one
+/// record per message), or TLS on a TCP channel for the pre-shared-key sessions BoringSSL
+/// cannot run (TLS_PSK_WITH_AES_128_GCM_SHA256 and the other suites Apple's peer-to-peer samples
+/// ask for). The handshake starts as soon as the handler is in the pipeline, so a server's first
+/// bytes are never missed; `handshakeFuture` completes once it and the peer's verification are
+/// done.
+final class GnuTLSHandler<Message: GnuTLSFraming>: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = Message
+    typealias InboundOut = Message
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -19,7 +42,6 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var session: GnuTLSSession?
     private var established = false
 
-    /// Completes when the handshake (and the peer's verification) is done.
     var handshakeFuture: EventLoopFuture<TLSSessionFacts> { handshake.futureResult }
 
     init(role: GnuTLSSession.Role, settings: FlowTLSConfiguration, handshake: EventLoopPromise<TLSSessionFacts>) {
@@ -32,7 +54,7 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         do {
             let session = try GnuTLSSession(
-                role: role, settings: settings, eventLoop: context.eventLoop, stream: true,
+                role: role, settings: settings, eventLoop: context.eventLoop, stream: Message.isStream,
                 write: { bytes, promise in bound.value.write(NIOAny(bytes), promise: promise) },
                 flush: { bound.value.flush() })
             self.session = session
@@ -42,10 +64,11 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
                 case .success(let facts):
                     self.established = true
                     self.handshake.succeed(facts)
+                    // Whatever came with the last flight.
                     self.deliver(session.receive(nil), context: bound.value)
                 case .failure(let error):
                     self.handshake.fail(error)
-                    bound.value.close(promise: nil)
+                    if Message.isStream { bound.value.close(promise: nil) }
                 }
             }
             // Reads are on demand; during the handshake nobody else asks for them.
@@ -56,6 +79,7 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        if !Message.isStream { session?.close() }
         handshake.fail(FlowError.posix(ECANCELED))
     }
 
@@ -66,11 +90,13 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let session else { return }
-        deliver(session.receive(Self.unwrapInboundIn(data)), context: context)
+        deliver(session.receive(Self.unwrapInboundIn(data).payload), context: context)
     }
 
     private func deliver(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?), context: ChannelHandlerContext) {
-        for message in received.messages { context.fireChannelRead(Self.wrapInboundOut(message)) }
+        for message in received.messages {
+            if let wrapped = Message.wrap(message, context: context) { context.fireChannelRead(Self.wrapInboundOut(wrapped)) }
+        }
         switch received.end {
         case nil:
             break
@@ -82,7 +108,7 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed, let session {
+        if Message.isStream, let event = event as? ChannelEvent, event == .inputClosed, let session {
             guard established else {
                 // The peer hung up in the middle of the handshake.
                 handshake.fail(FlowError.tls(TLSStatus.closedAbort))
@@ -102,9 +128,10 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !established {
+        guard established else {
+            // For example ECONNREFUSED (ICMP port unreachable): this attempt is over.
             handshake.fail(FlowError(error))
-            context.close(promise: nil)
+            if Message.isStream { context.close(promise: nil) } else { session?.close() }
             return
         }
         context.fireErrorCaught(error)
@@ -129,3 +156,8 @@ final class GnuTLSStreamHandler: ChannelDuplexHandler, @unchecked Sendable {
         context.close(mode: mode, promise: promise)
     }
 }
+
+/// DTLS on a connected datagram channel.
+typealias DTLSClientHandler = GnuTLSHandler<AddressedEnvelope<ByteBuffer>>
+/// TLS over TCP on GnuTLS.
+typealias GnuTLSStreamHandler = GnuTLSHandler<ByteBuffer>
