@@ -116,11 +116,12 @@ public final class PeerProcess: @unchecked Sendable {
             }
             kill(pid, SIGKILL)
             for child in descendants { kill(child, SIGKILL) }
-            // Not `waitUntilExit()`: Foundation's reaper can be stuck waiting on another test's
-            // still-running peer, and a blocked cooperative thread per stopped peer exhausts
-            // the pool on two cores (a whole-run deadlock). A killed process is gone, or a
-            // zombie, within milliseconds: watch /proc instead, for at most two seconds.
+            // The shell wrapper (see init) keeps Foundation's reaper from being parked on a
+            // daemon, so once the kill has landed (watched in /proc, at most two seconds) the
+            // wait below returns at once. It must still happen: a Process released while
+            // Foundation is still watching its child corrupted libdispatch's event loop.
             for _ in 0..<400 where Self.isAlive(pid) { usleep(5_000) }
+            process.waitUntilExit()
         }
         stdoutPipe.fileHandleForReading.readabilityHandler = nil
         try? stdinPipe.fileHandleForWriting.close()
