@@ -65,6 +65,9 @@ done
 
 # 2. Swift: plain NIO client (must build), Network client (may not build yet)
 log "building nio-bench (release)"
+# The build plan caches the list of source files: after files in Sources/ were moved it names
+# paths that are gone ("missing inputs"). It is cheap to make again, so always start afresh.
+rm -f .build/release.yaml .build/*/release/description.json
 swift build -c release --product nio-bench 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
 [ -x .build/release/nio-bench ] || { echo "nio-bench did not build" >&2; exit 1; }
 
