@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CGnuTLS
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -73,6 +74,8 @@ package final class FlowListener: @unchecked Sendable {
     private var peers: [SocketAddress: Flow] = [:]
     /// The TLS server context, made once per listener (loading keys and trust is costly).
     private var tlsContext: NIOSSLContext?
+    /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
+    private var dtlsCookies: DTLSCookies?
     private var unstartedPeers: Set<SocketAddress> = []
     private var localNetworks: [SystemInterface] = []
 
@@ -175,6 +178,7 @@ package final class FlowListener: @unchecked Sendable {
                 if configuration.transport == .udp {
                     // DTLS: sessions are made per peer; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true)
+                    dtlsCookies = try DTLSCookies()
                 } else if DTLSStack.usesGnuTLSForStream(tls) {
                     // Pre-shared keys over TCP run on GnuTLS, per accepted connection.
                     _ = try GnuTLSCredentials.shared(tls, server: true, stream: true)
@@ -314,6 +318,19 @@ package final class FlowListener: @unchecked Sendable {
         }
         guard state == .ready, let handler = newFlowHandler else { return }
         if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
+        var prestate: gnutls_dtls_prestate_st?
+        if let dtlsCookies {
+            // Stateless until the peer proves it receives at its address.
+            switch dtlsCookies.check(envelope.data, from: remote) {
+            case .verified(let state):
+                prestate = state
+            case .challenge(let reply):
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: reply), promise: nil)
+                return
+            case .ignore:
+                return
+            }
+        }
         // A flood of datagrams from new (possibly spoofed) addresses must not create flows
         // without bound: peers the application has not started yet are capped.
         unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
@@ -327,6 +344,7 @@ package final class FlowListener: @unchecked Sendable {
         if let settings = configuration.child.tls {
             // Checked at bind time; a failure here (memory) only drops this peer's datagram.
             guard let session = try? DTLSStack.serverSession(on: channel, remote: remote, settings: settings) else { return }
+            if let prestate { session.continueAfterCookie(prestate) }
             dtls = session
         }
         let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {

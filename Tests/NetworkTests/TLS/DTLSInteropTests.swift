@@ -226,6 +226,48 @@ struct DTLSInteropTests {
         pskClient.cancel()
     }
 
+    @Test("a DTLS listener answers ClientHellos without a cookie statelessly: spoofed floods make no flows")
+    func cookiesStopSpoofedFloods() async throws {
+        guard let openssl = TLSInteropTests.openssl() else { return }
+        // A real ClientHello, caught by a plain UDP socket standing in for a server.
+        let catcher = try RawSocket.udpPeer()
+        defer { catcher.close() }
+        let catcherPort = catcher.localPort
+        let client = try PeerProcess(openssl, ["s_client", "-dtls1_2", "-connect", "127.0.0.1:\(catcherPort)", "-quiet"])
+        defer { client.stop() }
+        let hello = try #require(try await offload { try catcher.receiveFrom(timeout: 10) }?.bytes)
+        #expect(hello.first == 22, "a handshake record")
+
+        let identity = try Identity.make()
+        let queue = DispatchQueue(label: "dtls-cookies")
+        let accepted = Recorder<NWConnection>()
+        let listener = try NWListener(using: try Self.listenerParameters(identity), on: .any)
+        listener.newConnectionHandler = { connection in
+            accepted.append(connection)
+            connection.start(queue: queue)
+        }
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        // 50 "spoofed" sources replay the ClientHello: each gets a HelloVerifyRequest (handshake
+        // type 3) and none becomes a connection.
+        for _ in 0..<50 {
+            let spoofer = try RawSocket.udpPeer()
+            defer { spoofer.close() }
+            try spoofer.send(to: port, hello)
+            let reply = try #require(try await offload { try spoofer.receiveFrom(timeout: 5) }?.bytes)
+            #expect(reply.count > 13 && reply[0] == 22 && reply[13] == 3, "HelloVerifyRequest, got \(reply.prefix(16))")
+        }
+        await pause(milliseconds: 200)
+        #expect(accepted.values.isEmpty)
+        // A real client completes the exchange and is handed over once.
+        let good = NWConnection(
+            host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: try identity.certificateDER))
+        #expect(await TLSInteropTests.settle(good) == .ready)
+        good.cancel()
+        #expect(accepted.values.count == 1)
+        for connection in accepted.values { connection.cancel() }
+    }
+
     @Test("a message too big for one DTLS record fails its send with EMSGSIZE; the connection lives on")
     func oversizeMessage() async throws {
         let identity = try Identity.make()

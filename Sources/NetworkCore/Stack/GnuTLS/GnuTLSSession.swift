@@ -136,6 +136,13 @@ final class GnuTLSSession: @unchecked Sendable {
         try GnuTLSCall.check(status)
     }
 
+    /// Continues the sequence numbers a cookie exchange used (a DTLS listener's first reply came
+    /// from `DTLSCookies`, not from this session).
+    func continueAfterCookie(_ prestate: gnutls_dtls_prestate_st) {
+        var state = prestate
+        gnutls_dtls_prestate_set(session, &state)
+    }
+
     // MARK: - Handshake
 
     /// Runs the handshake (and the peer's verification); `completion` is called once on the
