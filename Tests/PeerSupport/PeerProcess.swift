@@ -11,6 +11,8 @@ public final class PeerProcess: @unchecked Sendable {
     public let process = Process()
     private final class Output: Sendable {
         let data = Mutex(Data())
+        /// Set when standard output reached its end (everything written has been collected).
+        let ended = Mutex(false)
     }
 
     private let output = Output()
@@ -68,6 +70,7 @@ public final class PeerProcess: @unchecked Sendable {
             if data.isEmpty {
                 // End of file: stop watching, or the handler fires again and again.
                 handle.readabilityHandler = nil
+                output.ended.withLock { $0 = true }
             } else {
                 output.data.withLock { $0.append(data) }
             }
@@ -98,7 +101,11 @@ public final class PeerProcess: @unchecked Sendable {
     public func waitForExit(timeout: Double = 10) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { await pause(milliseconds: 20) }
-        return process.isRunning ? nil : process.terminationStatus
+        guard !process.isRunning else { return nil }
+        // The exit can be seen before the last output is: wait (briefly) for the pipe's end, so
+        // `standardOutput` is complete when this returns.
+        while !output.ended.withLock({ $0 }) && Date() < deadline { await pause(milliseconds: 5) }
+        return process.terminationStatus
     }
 
     /// Stops the peer and the processes it forked (found by parent pid, ended by pid). SIGKILL:
