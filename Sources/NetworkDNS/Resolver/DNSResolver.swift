@@ -22,8 +22,9 @@ package final class DNSResolver: Sendable {
     private let refreshing = Mutex<Set<DNSCacheKey>>([])
 
     /// The process-wide resolver over /etc/resolv.conf, /etc/hosts and /etc/nsswitch.conf as
-    /// they were when first used.
-    package static let shared = DNSResolver(configuration: .system())
+    /// they are now: a change to any of them (a new network's DHCP, an edited hosts file) is
+    /// picked up within a second (see `SystemResolverSource`).
+    package static var shared: DNSResolver { SystemResolverSource.standard.current() }
 
     /// Longest CNAME chain followed (glibc and most stub resolvers stop well before this).
     static let maximumChainLength = 16
