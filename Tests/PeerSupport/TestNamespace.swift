@@ -61,6 +61,12 @@ public final class TestNamespace: @unchecked Sendable {
         namespace.state.withLock { $0.undo.append(["netns", "del", namespace.name]) }
         do {
             try namespace.run(ip, ["link", "set", "lo", "up"])
+            // No duplicate address detection on interfaces made later: while a new link's
+            // link-local address is tentative, the first IPv6 SYN over it is lost (a one-second
+            // retransmission that would pass for a blackhole).
+            if let sysctl = PeerProcess.executable("sysctl", package: "procps", sourceLocation: sourceLocation) {
+                try namespace.run(sysctl, ["-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0"])
+            }
         } catch {
             namespace.tearDown()
             Issue.record(error, sourceLocation: sourceLocation)
@@ -121,7 +127,32 @@ public final class TestNamespace: @unchecked Sendable {
         }
         try configure(self, mine, addresses)
         try configure(other, theirs, otherAddresses)
+        // Permanent neighbour entries both ways: on a link that just came up, the first IPv6
+        // neighbour solicitation goes unanswered here, so the first SYN to a new neighbour
+        // waits a second for its retransmission (a delay that would pass for a blackhole).
+        let myMAC = try macAddress(of: mine, in: self)
+        let theirMAC = try macAddress(of: theirs, in: other)
+        func pin(_ namespace: TestNamespace?, _ interface: String, _ addresses: [String], _ mac: String) throws {
+            let prefix = namespace.map { ["-n", $0.name] } ?? []
+            for address in addresses {
+                let plain = String(address.split(separator: "/").first ?? Substring(address))
+                try ShortTool.check(ip, prefix + ["neigh", "replace", plain, "lladdr", mac, "dev", interface, "nud", "permanent"])
+            }
+        }
+        try pin(self, mine, otherAddresses, theirMAC)
+        try pin(other, theirs, addresses, myMAC)
         return (mine, theirs)
+    }
+
+    /// The Ethernet address of `interface` in `namespace` (nil: the test's own namespace).
+    private func macAddress(of interface: String, in namespace: TestNamespace?) throws -> String {
+        let prefix = namespace.map { ["-n", $0.name] } ?? []
+        let text = try ShortTool.check(ip, prefix + ["-o", "link", "show", "dev", interface])
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\\" || $0 == "\n" })
+        guard let index = words.firstIndex(of: "link/ether"), words.index(after: index) < words.endIndex else {
+            throw CommandFailed(command: ["ip", "link", "show", interface], status: 0, output: "no link/ether in: \(text)")
+        }
+        return String(words[words.index(after: index)])
     }
 
     /// Writes `/etc/netns/NAME/<file>`: programs run in this namespace see it as `/etc/<file>`.
