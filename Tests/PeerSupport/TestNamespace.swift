@@ -179,9 +179,10 @@ public final class TestNamespace: @unchecked Sendable {
         try run(nft, ["-f", file.path])
     }
 
-    /// Starts a long-running peer inside the namespace; `tearDown` stops it.
+    /// Starts a long-running peer inside the namespace, its standard input and output on
+    /// /dev/null (peers here log to files); `tearDown` stops it.
     public func start(_ executable: String, _ arguments: [String]) throws -> PeerProcess {
-        let peer = try PeerProcess(ip, ["netns", "exec", name, executable] + arguments)
+        let peer = try PeerProcess(ip, ["netns", "exec", name, executable] + arguments, captureOutput: false)
         state.withLock { $0.peers.append(peer) }
         return peer
     }
@@ -222,23 +223,36 @@ public final class TestNamespace: @unchecked Sendable {
 /// runs.
 public enum ShortTool {
     /// Runs `executable arguments` with `input` on standard input; its exit status and its
-    /// standard output and error, interleaved.
+    /// standard output and error, interleaved. The streams go through a temporary file, not a
+    /// pipe, so this process holds no descriptor of them while the tool runs (tests elsewhere
+    /// count this process's descriptors, and namespace setups run many tools).
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("nwshort-\(UUID().uuidString)")
+        let inputFile = base.appendingPathExtension("in")
+        let outputFile = base.appendingPathExtension("out")
+        defer {
+            try? FileManager.default.removeItem(at: inputFile)
+            try? FileManager.default.removeItem(at: outputFile)
+        }
+        try Data((input ?? "").utf8).write(to: inputFile)
+        try Data().write(to: outputFile)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { try inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        do {
+            let stdin = try FileHandle(forReadingFrom: inputFile)
+            let stdout = try FileHandle(forWritingTo: outputFile)
+            // The child has its own copies once it runs.
+            defer { for handle in [stdin, stdout] { try? handle.close() } }
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stdout
+            try process.run()
+        }
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let output = (try? Data(contentsOf: outputFile)) ?? Data()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     /// Like `run`, but a non-zero exit status is a `TestNamespace.CommandFailed`.
