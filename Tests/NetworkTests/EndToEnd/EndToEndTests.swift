@@ -214,6 +214,17 @@ struct EndToEndTests {
         #expect(forDirect.output.trimmingCharacters(in: .whitespacesAndNewlines) == "DIRECT")
     }
 
+    @Test("usage errors: --timeout must be a positive number of seconds and TCP only; a proxy port out of range is refused, not a crash")
+    func usageErrors() async throws {
+        guard let nwcat = builtNWCat() else { return }
+        let zero = try await ToolProcess.run(nwcat, ["connect", "--timeout", "0", "127.0.0.1", "9"])
+        #expect(zero.status == 64 && zero.error.contains("--timeout must be a positive"), "\(zero.error)")
+        let udp = try await ToolProcess.run(nwcat, ["connect", "--udp", "--timeout", "2", "127.0.0.1", "9"])
+        #expect(udp.status == 64 && udp.error.contains("--timeout applies to TCP only"), "\(udp.error)")
+        let port = try await ToolProcess.run(nwcat, ["connect", "--proxy", "socks5://127.0.0.1:70000", "127.0.0.1", "9"])
+        #expect(port.status == 64, "\(port.error)")
+    }
+
     /// Waits until a peer's log file has a line containing `text` (peers write their logs
     /// asynchronously to the connection they report).
     static func waitForLine(in file: URL, containing text: String, timeout: Double = 5) async throws {
