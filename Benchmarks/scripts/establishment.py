@@ -155,6 +155,10 @@ def main():
         "handshake). curl: `time_connect` for direct connections (resolution + TCP handshake), `time_pretransfer` "
         "through proxies (curl's `time_connect` stops at the TCP connection to the proxy; pretransfer includes the "
         "SOCKS5/CONNECT handshake, as nwcat's ready does). Neither includes process start-up.",
+        "- Each nwcat run is a fresh process, so every row pays the stack's first-use costs (the event loop's "
+        "first channels, the resolver reading resolv.conf, hosts and nsswitch.conf, first allocations); curl is a "
+        "fresh process too, but glibc's resolver and a blocking connect have little to warm up. A long-lived "
+        "process would not pay those again for its later connections (not measured here).",
         "- Expected in the blackhole row: our connection attempt delay is 250 ms (RFC 8305's recommended value), "
         "curl's Happy Eyeballs timeout is 200 ms, so a ratio near 1.25 is the design, not overhead.",
         "",

@@ -193,7 +193,9 @@ public final class TestNamespace: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         let tables = udp ? ["/proc/net/udp", "/proc/net/udp6"] : ["/proc/net/tcp", "/proc/net/tcp6"]
         while true {
-            let rows = ProcFS.socketRows(try run("/bin/cat", tables))
+            // Off the cooperative pool: a blocking wait for a child there starves other tests.
+            let text = try await offload { [self] in try run("/bin/cat", tables) }
+            let rows = ProcFS.socketRows(text)
             if rows.contains(where: { $0.localPort == port && (udp || $0.state == ProcFS.tcpListenState) }) { return }
             guard Date() < deadline else {
                 throw BehaviourTimeout(what: "a socket bound to port \(port) in namespace \(name)", seconds: timeout)

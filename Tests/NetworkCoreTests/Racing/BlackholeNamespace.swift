@@ -25,28 +25,35 @@ final class BlackholeNamespace: Sendable {
             let namespace = TestNamespace.make(sourceLocation: sourceLocation)
         else { return nil }
         do {
-            // Our side of the link lives in the test's own namespace: pick a subnet it does not use.
-            let taken = try ShortTool.check(namespace.ip, ["-o", "addr", "show"])
-            let subnet = (1...250).shuffled().first { !taken.contains("10.77.\($0).") && !taken.contains("fd77:\($0)::") } ?? 1
-            let blackhole = try BlackholeNamespace(namespace: namespace, subnet: subnet)
-            try namespace.link(
-                addresses: ["10.77.\(subnet).2/24", "fd77:\(subnet)::2/64"], to: nil,
-                otherAddresses: ["10.77.\(subnet).1/24", "fd77:\(subnet)::1/64"])
-            try namespace.applyRuleset("""
-                table inet he {
-                  chain input {
-                    type filter hook input priority 0; policy accept;
-                    meta nfproto ipv6 tcp dport \(blackhole.port) drop
-                  }
-                }
-                """)
-            _ = try namespace.start(socat, ["TCP6-LISTEN:\(blackhole.port),ipv6only=0,fork,reuseaddr", "EXEC:cat"])
+            // Off the cooperative pool: many short tools, each waited for.
+            let blackhole = try await offload { try configure(namespace, socat: socat) }
             try await namespace.waitUntilBound(port: UInt16(blackhole.port))
             return blackhole
         } catch {
             namespace.tearDown()
             throw error
         }
+    }
+
+    /// The link, the addresses, the rule and the server.
+    private static func configure(_ namespace: TestNamespace, socat: String) throws -> BlackholeNamespace {
+        // Our side of the link lives in the test's own namespace: pick a subnet it does not use.
+        let taken = try ShortTool.check(namespace.ip, ["-o", "addr", "show"])
+        let subnet = (1...250).shuffled().first { !taken.contains("10.77.\($0).") && !taken.contains("fd77:\($0)::") } ?? 1
+        let blackhole = try BlackholeNamespace(namespace: namespace, subnet: subnet)
+        try namespace.link(
+            addresses: ["10.77.\(subnet).2/24", "fd77:\(subnet)::2/64"], to: nil,
+            otherAddresses: ["10.77.\(subnet).1/24", "fd77:\(subnet)::1/64"])
+        try namespace.applyRuleset("""
+            table inet he {
+              chain input {
+                type filter hook input priority 0; policy accept;
+                meta nfproto ipv6 tcp dport \(blackhole.port) drop
+              }
+            }
+            """)
+        _ = try namespace.start(socat, ["TCP6-LISTEN:\(blackhole.port),ipv6only=0,fork,reuseaddr", "EXEC:cat"])
+        return blackhole
     }
 
     private init(namespace: TestNamespace, subnet: Int) throws {

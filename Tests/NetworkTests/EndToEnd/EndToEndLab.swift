@@ -73,6 +73,15 @@ final class EndToEndLab: Sendable {
     }
 
     private func build(dnsmasq: String, python: String) async throws {
+        // The setup runs many short tools and waits for each: off the cooperative pool, which
+        // the tests running in parallel need.
+        try await offload { [self] in try configure(dnsmasq: dnsmasq, python: python) }
+        try await server.waitUntilBound(port: 53, udp: true)
+        try await server.waitUntilBound(port: UInt16(Self.httpPort))
+    }
+
+    /// Links, addresses, /etc/netns files and the server's peers.
+    private func configure(dnsmasq: String, python: String) throws {
         try client.link(
             addresses: ["\(Self.clientIPv4)/24", "2001:db8:78::1/64"], to: server,
             otherAddresses: ["\(Self.serverIPv4)/24", "\(Self.serverIPv6)/64"])
@@ -114,8 +123,6 @@ final class EndToEndLab: Sendable {
             Server(("::", int(sys.argv[1])), Handler).serve_forever()
             """
         _ = try server.start(python, ["-c", httpServer, "\(Self.httpPort)"])
-        try await server.waitUntilBound(port: 53, udp: true)
-        try await server.waitUntilBound(port: UInt16(Self.httpPort))
     }
 
     /// Removes both namespaces, their peers and the lab's files.
@@ -133,16 +140,19 @@ final class EndToEndLab: Sendable {
     }
 
     /// Drops packets to the HTTP port in the server namespace.
-    func blackhole(_ what: Blackhole) throws {
+    func blackhole(_ what: Blackhole) async throws {
         let match = what == .ipv6 ? "meta nfproto ipv6 tcp dport \(Self.httpPort)" : "tcp dport \(Self.httpPort)"
-        try server.applyRuleset("""
-            table inet e2e {
-              chain input {
-                type filter hook input priority 0; policy accept;
-                \(match) drop
-              }
-            }
-            """)
+        let server = self.server
+        try await offload {
+            try server.applyRuleset("""
+                table inet e2e {
+                  chain input {
+                    type filter hook input priority 0; policy accept;
+                    \(match) drop
+                  }
+                }
+                """)
+        }
     }
 
     // MARK: Proxies in the server namespace
@@ -175,7 +185,9 @@ final class EndToEndLab: Sendable {
             """
         let path = directory.appendingPathComponent("danted-\(port).conf").path
         try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        _ = try server.start(danted, ["-f", path, "-p", directory.appendingPathComponent("danted-\(port).pid").path])
+        let pidFile = directory.appendingPathComponent("danted-\(port).pid").path
+        let server = self.server
+        _ = try await offload { try server.start(danted, ["-f", path, "-p", pidFile]) }
         try await server.waitUntilBound(port: UInt16(port))
     }
 
@@ -195,7 +207,8 @@ final class EndToEndLab: Sendable {
             """
         let path = directory.appendingPathComponent("tinyproxy.conf").path
         try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        _ = try server.start(tinyproxy, ["-d", "-c", path])
+        let server = self.server
+        _ = try await offload { try server.start(tinyproxy, ["-d", "-c", path]) }
         try await server.waitUntilBound(port: UInt16(Self.httpProxyPort))
     }
 

@@ -23,7 +23,7 @@ struct EndToEndTests {
     func ipv6BlackholeFallsBackToIPv4() async throws {
         guard let lab = try await EndToEndLab.make() else { return }
         defer { lab.tearDown() }
-        try lab.blackhole(.ipv6)
+        try await lab.blackhole(.ipv6)
 
         let ours = try await lab.nwcat(["dual.test", Self.port])
         #expect(ours.status == 0, "nwcat: \(ours.standardError)")
@@ -58,7 +58,7 @@ struct EndToEndTests {
     func everythingDroppedEndsAtTheTimeout() async throws {
         guard let lab = try await EndToEndLab.make() else { return }
         defer { lab.tearDown() }
-        try lab.blackhole(.everything)
+        try await lab.blackhole(.everything)
 
         let ours = try await lab.nwcat(["--timeout", "2", "dual.test", Self.port], timeout: 30)
         #expect(ours.status == 1, "nwcat must end with a failure, not hang or succeed: \(ours.standardError)")
@@ -105,7 +105,7 @@ struct EndToEndTests {
         let v6 = try await lab.nwcat(["-6", "dual.test", Self.port])
         #expect(v6.status == 0 && v6.timing["used"] == Self.ipv6Endpoint && v6.timing["endpoints"] == "1", "\(v6.standardError)")
 
-        try lab.blackhole(.ipv6)
+        try await lab.blackhole(.ipv6)
         let stuck = try await lab.nwcat(["-6", "--timeout", "1", "dual.test", Self.port], timeout: 30)
         #expect(stuck.status == 1 && stuck.standardError.contains("rawValue: 110"), "\(stuck.standardError)")
         let anchor = try await lab.curl(["-6", "--connect-timeout", "1"], url: Self.http, timeout: 30)
@@ -208,8 +208,9 @@ struct EndToEndTests {
 
         // The anchor: libpacparser's pactester on the same file.
         guard let pactester = PeerProcess.executable("pactester", package: "libpacparser1") else { return }
-        let forDual = try ShortTool.run(pactester, ["-p", pac.path, "-u", Self.http, "-h", "dual.test"])
-        let forDirect = try ShortTool.run(pactester, ["-p", pac.path, "-u", "http://direct.test:\(EndToEndLab.httpPort)/", "-h", "direct.test"])
+        let forDual = try await ToolProcess.run(pactester, ["-p", pac.path, "-u", Self.http, "-h", "dual.test"])
+        let forDirect = try await ToolProcess.run(
+            pactester, ["-p", pac.path, "-u", "http://direct.test:\(EndToEndLab.httpPort)/", "-h", "direct.test"])
         #expect(forDual.output.trimmingCharacters(in: .whitespacesAndNewlines) == "SOCKS5 \(proxy)")
         #expect(forDirect.output.trimmingCharacters(in: .whitespacesAndNewlines) == "DIRECT")
     }
