@@ -455,8 +455,14 @@ def write_report(a, scen, results, errors, total):
         out.append(open(a.suite).read().strip())
         out.append("")
 
+    # Sections written by other scripts (establishment.sh) are carried over unchanged.
+    kept = ""
+    if os.path.exists(a.out):
+        m = re.search(r"^## Establishment: time to ready vs curl\n.*?(?=^## |\Z)", open(a.out).read(), re.S | re.M)
+        if m:
+            kept = "\n" + m.group(0).rstrip("\n") + "\n"
     with open(a.out, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write("\n".join(out) + "\n" + kept)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ struct Connect: ParsableCommand {
 
     @OptionGroup var proxyOptions: ProxyOptions
 
+    @OptionGroup var establishmentOptions: EstablishmentOptions
+
     @Option(help: "UDP: seconds to keep receiving after standard input ends.")
     var wait: Double = 1
 
@@ -46,6 +48,7 @@ struct Connect: ParsableCommand {
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         try tlsOptions.validate(udp: options.udp, listening: false)
         if ipv4 && ipv6 { throw ValidationError("--ipv4 and --ipv6 exclude each other") }
+        try establishmentOptions.validate(udp: options.udp || tlsOptions.dtls)
     }
 
     /// The parameters from the TLS/UDP flags, restricted to one IP version if asked.
@@ -55,6 +58,7 @@ struct Connect: ParsableCommand {
             ip.version = ipv4 ? .v4 : .v6
         }
         try proxyOptions.apply(to: parameters)
+        establishmentOptions.apply(to: parameters)
         return parameters
     }
 
@@ -108,7 +112,10 @@ final class ConnectSession: @unchecked Sendable {
             if verbose {
                 // How the connection was made: resolution, proxy, attempts, handshakes.
                 connection.requestEstablishmentReport(queue: queue) { report in
-                    if let report { Console.log("establishment report:\n\(report.debugDescription)") }
+                    if let report {
+                        Console.log("establishment report:\n\(report.debugDescription)")
+                        Console.log(EstablishmentTimingLine.format(report))
+                    }
                 }
             }
             receiveNext()

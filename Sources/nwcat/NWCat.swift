@@ -32,6 +32,6 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Use UDP instead of TCP (each chunk read from standard input is one datagram).")
     var udp = false
 
-    @Flag(name: [.short, .long], help: "Print state changes (preparing, ready, ...) to standard error.")
+    @Flag(name: [.short, .long], help: "Print state changes (preparing, ready, ...) to standard error; connect also prints the establishment report and a `timing key=value ...` line for scripts.")
     var verbose = false
 }

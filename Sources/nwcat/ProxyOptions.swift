@@ -36,13 +36,21 @@ struct ProxyOptions: ParsableArguments {
             throw ValidationError("--proxy takes a URL such as socks5://127.0.0.1:1080 or http://proxy:3128")
         }
         let endpointHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        // A port the URL parser accepted may still be out of range (70000): refuse it rather
+        // than trap in the conversion.
+        func port(default value: Int) throws -> NWEndpoint.Port {
+            guard let number = UInt16(exactly: url.port ?? value), number != 0, let port = NWEndpoint.Port(rawValue: number) else {
+                throw ValidationError("--proxy: the port must be 1...65535")
+            }
+            return port
+        }
         let configuration: ProxyConfiguration
         switch scheme {
         case "socks5", "socks5h", "socks":
-            let port = NWEndpoint.Port(rawValue: UInt16(url.port ?? 1080)) ?? 1080
+            let port = try port(default: 1080)
             configuration = ProxyConfiguration(socksv5Proxy: .hostPort(host: NWEndpoint.Host(endpointHost), port: port))
         case "http":
-            let port = NWEndpoint.Port(rawValue: UInt16(url.port ?? 80)) ?? 80
+            let port = try port(default: 80)
             configuration = ProxyConfiguration(httpCONNECTProxy: .hostPort(host: NWEndpoint.Host(endpointHost), port: port))
         default:
             throw ValidationError("--proxy: unsupported scheme \(scheme) (use socks5:// or http://)")

@@ -16,8 +16,9 @@ public final class PeerProcess: @unchecked Sendable {
     }
 
     private let output = Output()
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
+    /// Nil when the output is not captured.
+    private let stdinPipe: Pipe?
+    private let stdoutPipe: Pipe?
 
     /// Where the program `name` is (PATH, then /usr/sbin, /usr/bin, …), or nil when it is not
     /// installed. Under `CI` a missing peer is a test failure (never a silent skip); elsewhere
@@ -51,8 +52,10 @@ public final class PeerProcess: @unchecked Sendable {
     }
 
     /// Starts `executable arguments`; `input`, if given, is written to its standard input, which is
-    /// then closed.
-    public init(_ executable: String, _ arguments: [String], input: Data? = nil) throws {
+    /// then closed. Without `captureOutput` the peer's standard input and output are
+    /// /dev/null: this process then holds no pipe to it while it runs (tests elsewhere count
+    /// this process's descriptors), and `standardOutput` stays empty.
+    public init(_ executable: String, _ arguments: [String], input: Data? = nil, captureOutput: Bool = true) throws {
         // Through a shell that stays the parent (the command after it rules out an exec):
         // Foundation learns that a child ended when the child's end of a socket it inherited
         // closes, and then waits for it with a blocking waitpid. Daemons such as dnsmasq and
@@ -61,9 +64,21 @@ public final class PeerProcess: @unchecked Sendable {
         // shell keeps the socket open until the peer is really gone.
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "\"$0\" \"$@\"; status=$?; exit $status", executable] + arguments
+        process.standardError = FileHandle.standardError
+        guard captureOutput else {
+            stdinPipe = nil
+            stdoutPipe = nil
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return
+        }
+        let stdinPipe = Pipe()
+        let stdoutPipe = Pipe()
+        self.stdinPipe = stdinPipe
+        self.stdoutPipe = stdoutPipe
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.standardError
         let output = self.output
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -130,8 +145,8 @@ public final class PeerProcess: @unchecked Sendable {
             for _ in 0..<400 where Self.isAlive(pid) { usleep(5_000) }
             process.waitUntilExit()
         }
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        try? stdinPipe.fileHandleForWriting.close()
+        stdoutPipe?.fileHandleForReading.readabilityHandler = nil
+        try? stdinPipe?.fileHandleForWriting.close()
     }
 
     deinit { stop() }

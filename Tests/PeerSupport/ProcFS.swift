@@ -65,25 +65,29 @@ public enum ProcFS {
 
     public static func sockets(udp: Bool = false) -> [SocketRow] {
         let files = udp ? ["/proc/net/udp", "/proc/net/udp6"] : ["/proc/net/tcp", "/proc/net/tcp6"]
+        return files.flatMap { file in ProcFS.readAll(file).map(socketRows) ?? [] }
+    }
+
+    /// The rows of socket tables in /proc/net/{tcp,udp}{,6} format, header lines skipped
+    /// wherever they are, so the text of several tables (as `cat` run inside another network
+    /// namespace prints them) can be parsed at once.
+    public static func socketRows(_ text: String) -> [SocketRow] {
         var rows: [SocketRow] = []
-        for file in files {
-            guard let text = ProcFS.readAll(file) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 4 else { continue }
-                func port(_ field: Substring) -> UInt16? {
-                    guard let colon = field.lastIndex(of: ":") else { return nil }
-                    return UInt16(field[field.index(after: colon)...], radix: 16)
-                }
-                let queues = fields[4].split(separator: ":")
-                guard let local = port(fields[1]), let remote = port(fields[2]),
-                    let state = UInt8(fields[3], radix: 16), queues.count == 2,
-                    let tx = Int(queues[0], radix: 16), let rx = Int(queues[1], radix: 16)
-                else { continue }
-                let inode = fields.count > 9 ? Int(fields[9]) ?? 0 : 0
-                rows.append(
-                    SocketRow(localPort: local, remotePort: remote, state: state, transmitQueue: tx, receiveQueue: rx, inode: inode))
+        for line in text.split(separator: "\n") where !line.contains("local_address") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4 else { continue }
+            func port(_ field: Substring) -> UInt16? {
+                guard let colon = field.lastIndex(of: ":") else { return nil }
+                return UInt16(field[field.index(after: colon)...], radix: 16)
             }
+            let queues = fields[4].split(separator: ":")
+            guard let local = port(fields[1]), let remote = port(fields[2]),
+                let state = UInt8(fields[3], radix: 16), queues.count == 2,
+                let tx = Int(queues[0], radix: 16), let rx = Int(queues[1], radix: 16)
+            else { continue }
+            let inode = fields.count > 9 ? Int(fields[9]) ?? 0 : 0
+            rows.append(
+                SocketRow(localPort: local, remotePort: remote, state: state, transmitQueue: tx, receiveQueue: rx, inode: inode))
         }
         return rows
     }

@@ -160,21 +160,7 @@ enum ProxyPeers {
     static func withSystemAccount(
         password: String, _ body: (String) async throws -> Void
     ) async throws {
-        guard getuid() == 0 else {
-            PeerProcess.missingPeer("creating a system account for dante's user/password check needs root")
-            return
-        }
-        guard let useradd = PeerProcess.executable("useradd", package: "passwd"),
-            let chpasswd = PeerProcess.executable("chpasswd", package: "passwd"),
-            let userdel = PeerProcess.executable("userdel", package: "passwd")
-        else { return }
-        let name = "nwpx" + String(UInt32.random(in: 0..<UInt32.max), radix: 36)
-        let (added, output) = try run(useradd, ["-M", "-N", "-s", "/usr/sbin/nologin", name])
-        try #require(added == 0, "useradd failed: \(output)")
-        defer { _ = try? run(userdel, [name]) }
-        let (set, setOutput) = try run(chpasswd, [], input: "\(name):\(password)\n")
-        try #require(set == 0, "chpasswd failed: \(setOutput)")
-        try await body(name)
+        try await PeerSupport.withSystemAccount(password: password, body)
     }
 
     /// curl's exit status through a proxy URL to `url` (`-k`: the anchors use self-signed
