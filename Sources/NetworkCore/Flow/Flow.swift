@@ -445,7 +445,9 @@ package final class Flow: @unchecked Sendable {
     private func establishmentTimedOut(_ attempt: Establishment) {
         guard establishment === attempt else { return }
         stopEstablishment()
-        perform(machine.establishmentFailed(.posix(ETIMEDOUT), fatal: true))
+        // Every option was tried for as long as allowed: wait for a change (or `restart()`),
+        // as when every address refused, rather than give up for good.
+        perform(machine.establishmentFailed(.posix(ETIMEDOUT)))
     }
 
     private func stopEstablishment() {
