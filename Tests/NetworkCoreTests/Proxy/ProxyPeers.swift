@@ -117,25 +117,9 @@ enum ProxyPeers {
     static func startDante(usernameAuthentication: Bool, in directory: URL) async throws -> (PeerProcess, Int)? {
         guard let danted = PeerProcess.executable("danted", package: "dante-server") else { return nil }
         let port = try freePort()
-        let configuration = """
-            logoutput: \(directory.path)/danted.log
-            internal: 127.0.0.1 port = \(port)
-            external: lo
-            clientmethod: none
-            socksmethod: \(usernameAuthentication ? "username" : "none")
-            user.privileged: root
-            user.unprivileged: nobody
-            client pass {
-              from: 0/0 to: 0/0
-              log: error
-            }
-            socks pass {
-              from: 0/0 to: 0/0
-              command: connect
-              log: error
-            }
-
-            """
+        let configuration = Dante.configuration(
+            logFile: "\(directory.path)/danted.log", address: "127.0.0.1", port: port, external: "lo",
+            usernameAuthentication: usernameAuthentication)
         let path = directory.appendingPathComponent("danted.conf").path
         try configuration.write(toFile: path, atomically: true, encoding: .utf8)
         // Through a shell that waits for it: dante closes every inherited descriptor when it

@@ -164,25 +164,9 @@ final class EndToEndLab: Sendable {
             throw LabError("danted is not installed")
         }
         let port = usernameAuthentication ? Self.socksAuthPort : Self.socksPort
-        let configuration = """
-            logoutput: \(directory.path)/danted-\(port).log
-            internal: \(Self.serverIPv4) port = \(port)
-            external: \(server.name)b
-            clientmethod: none
-            socksmethod: \(usernameAuthentication ? "username" : "none")
-            user.privileged: root
-            user.unprivileged: nobody
-            client pass {
-              from: 0/0 to: 0/0
-              log: error
-            }
-            socks pass {
-              from: 0/0 to: 0/0
-              command: connect
-              log: error connect
-            }
-
-            """
+        let configuration = Dante.configuration(
+            logFile: "\(directory.path)/danted-\(port).log", address: Self.serverIPv4, port: port,
+            external: "\(server.name)b", usernameAuthentication: usernameAuthentication, logConnections: true)
         let path = directory.appendingPathComponent("danted-\(port).conf").path
         try configuration.write(toFile: path, atomically: true, encoding: .utf8)
         let pidFile = directory.appendingPathComponent("danted-\(port).pid").path
