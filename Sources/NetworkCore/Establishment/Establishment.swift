@@ -82,8 +82,75 @@ final class Establishment: @unchecked Sendable {
         self.racer = Racer(settings: .init(connectionAttemptDelay: configuration.connectionAttemptDelay))
     }
 
+    // MARK: - DIRECT racing a proxy
+
+    /// How long a proxy route runs alone before a DIRECT route further down the list joins the
+    /// race (PAC "PROXY …; DIRECT", or a proxy that allows failover): long enough that a working
+    /// proxy wins, short enough that a dead or stalled one costs little.
+    static let directFallbackDelay: TimeAmount = .milliseconds(500)
+
+    /// The DIRECT route racing the current proxy route, once started.
+    private var directRace: Establishment?
+    private var directTimer: Scheduled<Void>?
+    /// Set on the DIRECT race: where its outcome goes instead of the flow.
+    private var reportsTo: ((Establishment, Result<Channel, FlowError>) -> Void)?
+    /// The DIRECT race that won, whose facts the report shows.
+    private var wonBy: Establishment?
+    /// The failure of this establishment's own routes while the DIRECT race still runs.
+    private var ownFailure: FlowError?
+
+    /// A DIRECT-only race on behalf of `parent`.
+    private init(directFor parent: Establishment) {
+        flow = parent.flow
+        configuration = parent.configuration
+        eventLoop = parent.eventLoop
+        racer = Racer(settings: .init(connectionAttemptDelay: parent.configuration.connectionAttemptDelay))
+        routes = [.direct]
+        fastOpen = nil
+    }
+
+    /// Starts the DIRECT race if a later route is DIRECT and none runs yet.
+    private func scheduleDirectRace(after index: Int) {
+        guard reportsTo == nil, directRace == nil, directTimer == nil,
+            routes[(index + 1)...].contains(.direct)
+        else { return }
+        directTimer = eventLoop.scheduleTask(in: Self.directFallbackDelay) { [weak self] in
+            self?.startDirectRace()
+        }
+    }
+
+    private func startDirectRace() {
+        directTimer = nil
+        guard !abandoned, directRace == nil else { return }
+        let direct = Establishment(directFor: self)
+        direct.reportsTo = { [weak self] race, result in self?.directRaceFinished(race, result) }
+        directRace = direct
+        direct.interfaceIndex = interfaceIndex
+        direct.started = .now()
+        direct.startRoute(0)
+    }
+
+    private func directRaceFinished(_ race: Establishment, _ result: Result<Channel, FlowError>) {
+        guard race === directRace else {
+            if case .success(let channel) = result { channel.close(promise: nil) }
+            return
+        }
+        switch result {
+        case .success:
+            // DIRECT got there first: the proxy route's attempts are closed.
+            wonBy = race
+            raise { $0.cancel() }
+            finish(result)
+        case .failure:
+            directRace = nil
+            // Both ways failed: report the proxy route's error (the one the user configured).
+            if let ownFailure { finish(.failure(ownFailure)) }
+        }
+    }
+
     /// The resolution step, for names only (an address literal involves none, and reports none).
     var resolutionReport: ResolutionReport? {
+        if let wonBy { return wonBy.resolutionReport }
         guard resolvedName else { return nil }
         return ResolutionReport(
             duration: (resolutionEnded ?? .now()) - resolutionStarted, endpointCount: resolvedCount,
@@ -91,20 +158,21 @@ final class Establishment: @unchecked Sendable {
     }
 
     /// The proxy the winner went through.
-    var proxyUsed: ProxyDescription? { winner == nil ? nil : currentProxy }
+    var proxyUsed: ProxyDescription? { wonBy != nil || winner == nil ? nil : currentProxy }
 
     /// The winner's transport handshake (its connect).
     var handshakeDuration: TimeAmount? {
+        if let wonBy { return wonBy.handshakeDuration }
         guard let winner else { return nil }
         return (winner.connected ?? .now()) - winner.started
     }
 
-    var tlsFacts: TLSSessionFacts? { winner?.tlsFacts }
-    var tlsHandshakeDuration: TimeAmount? { winner?.tlsHandshakeDuration }
+    var tlsFacts: TLSSessionFacts? { wonBy?.tlsFacts ?? winner?.tlsFacts }
+    var tlsHandshakeDuration: TimeAmount? { wonBy?.tlsHandshakeDuration ?? winner?.tlsHandshakeDuration }
     /// The address that won the race.
-    var winnerAddress: SocketAddress? { winner?.address }
+    var winnerAddress: SocketAddress? { wonBy?.winnerAddress ?? winner?.address }
     /// When the winning attempt began.
-    var winnerStartTime: NIODeadline? { winner?.started }
+    var winnerStartTime: NIODeadline? { wonBy?.winnerStartTime ?? winner?.started }
 
     func run() {
         do {
@@ -151,6 +219,7 @@ final class Establishment: @unchecked Sendable {
         case .proxy(let proxy):
             currentProxy = proxy
             firstHop = proxy.server
+            scheduleDirectRace(after: index)
         }
         switch firstHop {
         case .address(let address):
@@ -203,6 +272,9 @@ final class Establishment: @unchecked Sendable {
     func abandon() {
         guard !abandoned else { return }
         abandoned = true
+        directTimer?.cancel()
+        directTimer = nil
+        directRace?.abandon()
         raise { $0.cancel() }
     }
 
@@ -301,8 +373,22 @@ final class Establishment: @unchecked Sendable {
             // turn, unless TLS failed: the server was reached and another way would not help.
             if case .tls = error {
                 finish(.failure(error))
-            } else if routeIndex + 1 < routes.count {
-                startRoute(routeIndex + 1)
+                return
+            }
+            var next = routeIndex + 1
+            if directRace != nil || directTimer != nil {
+                // DIRECT is (or is about to be) racing already: it is not tried a second time.
+                while next < routes.count, routes[next] == .direct { next += 1 }
+            }
+            if next < routes.count {
+                startRoute(next)
+            } else if directTimer != nil {
+                // The proxy failed before DIRECT joined: go direct now.
+                directTimer?.cancel()
+                startDirectRace()
+                ownFailure = error
+            } else if directRace != nil {
+                ownFailure = error
             } else {
                 finish(.failure(error))
             }
@@ -340,6 +426,13 @@ final class Establishment: @unchecked Sendable {
             return
         }
         abandoned = true
+        directTimer?.cancel()
+        directTimer = nil
+        if let race = directRace, race !== wonBy { race.abandon() }
+        if let reportsTo {
+            reportsTo(self, result)
+            return
+        }
         if let flow {
             flow.establishmentFinished(self, result: result)
         } else if case .success(let channel) = result {

@@ -82,6 +82,32 @@ struct ProxyConnectionTests {
         #expect(!logged.contains("secret"))
     }
 
+    @Test("a stalled proxy that allows failover is raced by DIRECT: ready in about the fallback delay")
+    func directRacesAStalledProxy() async throws {
+        let queue = DispatchQueue(label: "race-echo")
+        let listener = try NWListener(using: .tcp, on: .any)
+        TLSInteropTests.echoOnce(on: listener, queue: queue)
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        // A "proxy" that accepts the TCP connection and never says a word.
+        let stalled = try RawSocket.tcpServer()
+        defer { stalled.close() }
+        var configuration = ProxyConfiguration(
+            httpCONNECTProxy: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: stalled.localPort)!))
+        configuration.allowFailover = true
+        let connection = NWConnection(
+            host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: configuration))
+        let started = Date()
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed < 3, "DIRECT should join after 0.5 s, took \(elapsed) s")
+        #expect(await TLSInteropTests.exchange(connection, "raced") == "raced")
+        let report = await Self.report(connection)
+        #expect(report?.usedProxy == false)
+        #expect(report?.proxyConfigured == true)
+        connection.cancel()
+    }
+
     @Test("a proxy that cannot be reached fails the connection, unless failover allows going direct")
     func failover() async throws {
         let queue = DispatchQueue(label: "failover-echo")
