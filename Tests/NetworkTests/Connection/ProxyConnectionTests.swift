@@ -18,6 +18,13 @@ struct ProxyConnectionTests {
         return parameters
     }
 
+    /// A new folder for a proxy's configuration and log.
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     static func report(_ connection: NWConnection) async -> NWConnection.EstablishmentReport? {
         await withCheckedContinuation { continuation in
             connection.requestEstablishmentReport(queue: DispatchQueue(label: "report")) { continuation.resume(returning: $0) }
@@ -26,8 +33,7 @@ struct ProxyConnectionTests {
 
     @Test("an HTTP CONNECT proxy from the privacy context carries the connection; the report names it")
     func httpConnectProxy() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwproxy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         guard let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory) else { return }
         defer { proxy.stop() }
@@ -55,8 +61,7 @@ struct ProxyConnectionTests {
 
     @Test("TLS runs end to end through the proxy: the server is verified, the proxy relays ciphertext")
     func tlsThroughProxy() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwproxy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         guard let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory) else { return }
         defer { proxy.stop() }

@@ -34,6 +34,16 @@ struct DTLSInteropTests {
         return (process, port)
     }
 
+    /// gnutls-serv's DTLS echo with `identity`, and a connection to it (pinning its certificate)
+    /// that reached `ready`.
+    static func readyConnectionToGnuTLSEcho(_ identity: Identity) async throws -> (PeerProcess, NWConnection)? {
+        guard let (server, port) = try await startGnuTLSEcho(identity) else { return nil }
+        let connection = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: pinned(to: try identity.certificateDER))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        return (server, connection)
+    }
+
     /// DTLS parameters whose verify block trusts exactly `certificate`.
     static func pinned(to certificate: Data) -> NWParameters {
         let tls = NWProtocolTLS.Options()
@@ -83,11 +93,8 @@ struct DTLSInteropTests {
     @Test("certificate mode against gnutls-serv: ready after the handshake, messages kept whole, DTLS 1.2 and ALPN reported")
     func certificateEcho() async throws {
         let identity = try Identity.make()
-        guard let (server, port) = try await Self.startGnuTLSEcho(identity) else { return }
+        guard let (server, connection) = try await Self.readyConnectionToGnuTLSEcho(identity) else { return }
         defer { server.stop() }
-        let connection = NWConnection(
-            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: try identity.certificateDER))
-        #expect(await TLSInteropTests.settle(connection) == .ready)
         // gnutls-serv echoes at most 128 bytes per record; bigger messages are for our listener.
         let messages = ["one", "two two", String(repeating: "x", count: 120)]
         #expect(await Self.roundTrip(connection, messages) == messages)
@@ -271,11 +278,8 @@ struct DTLSInteropTests {
     @Test("a message too big for one DTLS record fails its send with EMSGSIZE; the connection lives on")
     func oversizeMessage() async throws {
         let identity = try Identity.make()
-        guard let (server, port) = try await Self.startGnuTLSEcho(identity) else { return }
+        guard let (server, connection) = try await Self.readyConnectionToGnuTLSEcho(identity) else { return }
         defer { server.stop() }
-        let connection = NWConnection(
-            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: try identity.certificateDER))
-        #expect(await TLSInteropTests.settle(connection) == .ready)
         let error: NWError? = await withCheckedContinuation { continuation in
             connection.send(content: Data(count: 20_000), completion: .contentProcessed { continuation.resume(returning: $0) })
         }
