@@ -582,24 +582,12 @@ final class Establishment: @unchecked Sendable {
                         .map { channel }
                 }
             }
-            guard let tls = configuration.tls else { return connected }
-            let hostName = tls.serverName ?? configuration.target.hostName
             // Certificates name the target, not the proxy.
             let peer = proxy == nil ? address : configuration.target.literalAddress
-            return connected.flatMap { channel in
-                let started = NIODeadline.now()
-                return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                    DTLSStack.usesGnuTLSForStream(settings)
-                        ? DTLSStack.startStreamClient(on: channel, settings: settings, hostName: hostName)
-                        : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
-                }.map { facts in
-                    attempt.tlsFacts = facts
-                    attempt.tlsHandshakeDuration = .now() - started
-                    return channel
-                }.flatMapErrorThrowing { error in
-                    channel.close(promise: nil)
-                    throw error
-                }
+            return secured(connected, attempt: attempt) { channel, settings, hostName in
+                DTLSStack.usesGnuTLSForStream(settings)
+                    ? DTLSStack.startClient(ByteBuffer.self, on: channel, settings: settings, hostName: hostName)
+                    : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
             }
         case .udp:
             let bootstrap = DatagramBootstrap(group: eventLoop)
@@ -630,20 +618,32 @@ final class Establishment: @unchecked Sendable {
                     throw error
                 }
             }
-            guard let tls = configuration.tls else { return connected }
-            let hostName = tls.serverName ?? configuration.target.hostName
-            return connected.flatMap { channel in
-                let started = NIODeadline.now()
-                return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                    DTLSStack.startClient(on: channel, settings: settings, hostName: hostName)
-                }.map { facts in
-                    attempt.tlsFacts = facts
-                    attempt.tlsHandshakeDuration = .now() - started
-                    return channel
-                }.flatMapErrorThrowing { error in
-                    channel.close(promise: nil)
-                    throw error
-                }
+            return secured(connected, attempt: attempt) { channel, settings, hostName in
+                DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
+            }
+        }
+    }
+
+    /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:
+    /// the challenge block is asked for a client identity, `start` runs the handshake on the
+    /// connected channel, and its facts go to the attempt. A failed handshake closes the socket.
+    private func secured(
+        _ connected: EventLoopFuture<Channel>, attempt: Attempt,
+        start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
+    ) -> EventLoopFuture<Channel> {
+        guard let tls = configuration.tls else { return connected }
+        let hostName = tls.serverName ?? configuration.target.hostName
+        return connected.flatMap { channel in
+            let started = NIODeadline.now()
+            return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+                start(channel, settings, hostName)
+            }.map { facts in
+                attempt.tlsFacts = facts
+                attempt.tlsHandshakeDuration = .now() - started
+                return channel
+            }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
             }
         }
     }

@@ -368,15 +368,7 @@ package final class Flow: @unchecked Sendable {
                 serverSecurity = nil
                 let started = NIODeadline.now()
                 handler.handshakeFuture.whenComplete { result in
-                    switch result {
-                    case .success(let facts):
-                        self.tlsSession = TLSSessionBox(facts)
-                        self.report.tlsHandshakeDuration = .now() - started
-                        self.perform(self.machine.establishmentSucceeded())
-                    case .failure(let error):
-                        self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
-                        self.perform([.closeTransport(abortive: false)])
-                    }
+                    self.inboundHandshakeFinished(result.mapError { FlowError($0) }, startedAt: started)
                 }
                 return
             }
@@ -384,15 +376,8 @@ package final class Flow: @unchecked Sendable {
                 serverSecurity = nil
                 let started = NIODeadline.now()
                 TLSStack.waitForServerHandshake(handler, on: channel).whenComplete { result in
-                    switch result {
-                    case .success(let facts):
-                        self.tlsSession = TLSSessionBox(facts)
-                        self.report.tlsHandshakeDuration = .now() - started
-                        self.perform(self.machine.establishmentSucceeded())
-                    case .failure(let error):
-                        self.perform(self.machine.establishmentFailed(FlowError(tls: error, verifyBlock: false), fatal: true))
-                        self.perform([.closeTransport(abortive: false)])
-                    }
+                    self.inboundHandshakeFinished(
+                        result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
                 }
                 return
             }
@@ -407,16 +392,9 @@ package final class Flow: @unchecked Sendable {
             if let session = serverSecurity?.dtls {
                 let started = NIODeadline.now()
                 session.startHandshake { result in
-                    switch result {
-                    case .success(let facts):
-                        self.tlsSession = TLSSessionBox(facts)
-                        self.report.tlsHandshakeDuration = .now() - started
-                        self.perform(self.machine.establishmentSucceeded())
+                    if self.inboundHandshakeFinished(result, startedAt: started) {
                         // Messages that came right behind the handshake.
                         self.deliverDecrypted(session.receive(nil))
-                    case .failure(let error):
-                        self.perform(self.machine.establishmentFailed(error, fatal: true))
-                        self.perform([.closeTransport(abortive: false)])
                     }
                 }
                 return
@@ -440,6 +418,23 @@ package final class Flow: @unchecked Sendable {
         }
         report.attemptCount += 1
         attempt.run()
+    }
+
+    /// An inbound flow's TLS or DTLS handshake ended: ready with what it negotiated, or failed
+    /// for good (a handshake is not retried). Returns whether it succeeded.
+    @discardableResult
+    private func inboundHandshakeFinished(_ result: Result<TLSSessionFacts, FlowError>, startedAt started: NIODeadline) -> Bool {
+        switch result {
+        case .success(let facts):
+            tlsSession = TLSSessionBox(facts)
+            report.tlsHandshakeDuration = .now() - started
+            perform(machine.establishmentSucceeded())
+            return true
+        case .failure(let error):
+            perform(machine.establishmentFailed(error, fatal: true))
+            perform([.closeTransport(abortive: false)])
+            return false
+        }
     }
 
     private func establishmentTimedOut(_ attempt: Establishment) {

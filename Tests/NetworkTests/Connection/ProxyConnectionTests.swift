@@ -37,10 +37,7 @@ struct ProxyConnectionTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         guard let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory) else { return }
         defer { proxy.stop() }
-        let queue = DispatchQueue(label: "proxy-echo")
-        let listener = try NWListener(using: .tcp, on: .any)
-        TLSInteropTests.echoOnce(on: listener, queue: queue)
-        let port = try await TLSInteropTests.start(listener, queue: queue)
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "proxy-echo"))
         defer { listener.cancel() }
 
         let configuration = ProxyConfiguration(
@@ -89,10 +86,7 @@ struct ProxyConnectionTests {
 
     @Test("a stalled proxy that allows failover is raced by DIRECT: ready in about the fallback delay")
     func directRacesAStalledProxy() async throws {
-        let queue = DispatchQueue(label: "race-echo")
-        let listener = try NWListener(using: .tcp, on: .any)
-        TLSInteropTests.echoOnce(on: listener, queue: queue)
-        let port = try await TLSInteropTests.start(listener, queue: queue)
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "race-echo"))
         defer { listener.cancel() }
         // A "proxy" that accepts the TCP connection and never says a word.
         let stalled = try RawSocket.tcpServer()
@@ -115,10 +109,7 @@ struct ProxyConnectionTests {
 
     @Test("a proxy that cannot be reached fails the connection, unless failover allows going direct")
     func failover() async throws {
-        let queue = DispatchQueue(label: "failover-echo")
-        let listener = try NWListener(using: .tcp, on: .any)
-        TLSInteropTests.echoOnce(on: listener, queue: queue)
-        let port = try await TLSInteropTests.start(listener, queue: queue)
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "failover-echo"))
         defer { listener.cancel() }
         // Nothing listens on the proxy's port: connecting to it is refused.
         let deadPort = NWEndpoint.Port(rawValue: try freePort())!

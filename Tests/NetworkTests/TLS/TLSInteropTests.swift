@@ -125,6 +125,16 @@ struct TLSInteropTests {
         return try #require(await iterator.next())
     }
 
+    /// A listener on any port whose connections echo their first message (see `echoOnce`),
+    /// started and ready; returns it and its port.
+    static func startEchoOnceListener(
+        _ parameters: NWParameters = .tcp, queue: DispatchQueue
+    ) async throws -> (NWListener, UInt16) {
+        let listener = try NWListener(using: parameters, on: .any)
+        echoOnce(on: listener, queue: queue)
+        return (listener, try await start(listener, queue: queue))
+    }
+
     /// Each inbound connection echoes its first message back as its final message.
     static func echoOnce(on listener: NWListener, queue: DispatchQueue) {
         listener.newConnectionHandler = { connection in

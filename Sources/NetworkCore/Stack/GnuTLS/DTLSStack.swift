@@ -3,16 +3,18 @@ import NIOCore
 /// Puts DTLS into a datagram flow: a handler on a connected client channel, or a session per
 /// peer on a listener's shared socket.
 enum DTLSStack {
-    /// Adds the client handler in front of the flow's handler and completes once the handshake
-    /// and the server's verification are done.
-    static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+    /// Adds a GnuTLS client handler in front of the flow's handler (`AddressedEnvelope`: DTLS on
+    /// a connected datagram channel; `ByteBuffer`: TLS over TCP, for pre-shared keys) and
+    /// completes once the handshake and the server's verification are done.
+    static func startClient<Message: GnuTLSFraming>(
+        _: Message.Type, on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
-        let handler = DTLSClientHandler(role: .client(serverName: hostName), settings: settings, handshake: promise)
         do {
-            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            try channel.pipeline.syncOperations.addHandler(
+                GnuTLSHandler<Message>(role: .client(serverName: hostName), settings: settings, handshake: promise),
+                position: .first)
         } catch {
             promise.fail(error)
         }
@@ -31,23 +33,6 @@ enum DTLSStack {
                 bound.value.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
             },
             flush: { bound.value.flush() })
-    }
-
-    /// TLS over TCP with GnuTLS for a client (pre-shared-key sessions): adds the handler in
-    /// front of the flow's handler and completes once the handshake is done.
-    static func startStreamClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
-    ) -> EventLoopFuture<TLSSessionFacts> {
-        channel.eventLoop.assertInEventLoop()
-        let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
-        do {
-            try channel.pipeline.syncOperations.addHandler(
-                GnuTLSStreamHandler(role: .client(serverName: hostName), settings: settings, handshake: promise),
-                position: .first)
-        } catch {
-            promise.fail(error)
-        }
-        return promise.futureResult
     }
 
     /// Whether TLS over TCP with these settings runs on GnuTLS (pre-shared keys) rather than

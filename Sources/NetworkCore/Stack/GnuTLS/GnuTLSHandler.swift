@@ -157,7 +157,5 @@ final class GnuTLSHandler<Message: GnuTLSFraming>: ChannelDuplexHandler, @unchec
     }
 }
 
-/// DTLS on a connected datagram channel.
-typealias DTLSClientHandler = GnuTLSHandler<AddressedEnvelope<ByteBuffer>>
 /// TLS over TCP on GnuTLS.
 typealias GnuTLSStreamHandler = GnuTLSHandler<ByteBuffer>
