@@ -33,6 +33,19 @@ final class CallbackDelivery: Sendable {
         }
     }
 
+    /// Like `deliver`, but never held back by the loop's batcher: once this returns the work is on
+    /// the queue (or in the backlog), so work handed over afterwards, from any thread, runs after
+    /// it. Send completions need this: some complete on the sender's thread, the rest on the loop.
+    func deliverInOrder(_ work: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if let queue = state.queue {
+                queue.async(execute: work)
+            } else {
+                state.backlog.append(work)
+            }
+        }
+    }
+
     func deliver(_ work: @escaping @Sendable () -> Void) {
         state.withLock { state in
             if let queue = state.queue {

@@ -300,9 +300,19 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var flowCompletion: Flow.SendCompletion?
         if case .contentProcessed(let handler) = completion {
             let delivery = self.delivery
-            flowCompletion = { error in
-                let nwError = error.map(NWError.init)
-                delivery.deliver { handler(nwError) }
+            if flow.transportKind == .udp {
+                // Datagram completions all come from the loop: batched per loop turn.
+                flowCompletion = { error, _ in
+                    let nwError = error.map(NWError.init)
+                    delivery.deliver { handler(nwError) }
+                }
+            } else {
+                // Some stream completions come from the sender's thread (the send fit the flow's
+                // buffer), the rest from the loop: straight to the queue, so they stay in order.
+                flowCompletion = { error, ticket in
+                    let nwError = error.map(NWError.init)
+                    delivery.deliverInOrder { ticket.run { handler(nwError) } }
+                }
             }
         }
         flow.send(buffer, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: flowCompletion)

@@ -17,7 +17,9 @@ import Synchronization
 package final class Flow: @unchecked Sendable {
     package typealias StateHandler = @Sendable (FlowConnectionState) -> Void
     package typealias ReceiveCompletion = @Sendable (ReceiveOutcome) -> Void
-    package typealias SendCompletion = @Sendable (FlowError?) -> Void
+    /// Called with the send's error, if any, and a ticket through which the handler must run
+    /// (see `SendCompletionTicket`).
+    package typealias SendCompletion = @Sendable (FlowError?, SendCompletionTicket) -> Void
 
     /// How the flow reaches the network.
     private enum Transport {
@@ -41,7 +43,10 @@ package final class Flow: @unchecked Sendable {
         var data: ByteBuffer?
         var isComplete: Bool
         var closesWrite: Bool
+        /// Nil when nobody waits, or when the send already completed as it was taken.
         var completion: SendCompletion?
+        /// Its bytes count in the send budget until the loop writes them.
+        var counted = false
     }
 
     package let eventLoop: EventLoop
@@ -73,14 +78,7 @@ package final class Flow: @unchecked Sendable {
         case other(@Sendable () -> Void)
     }
 
-    private struct Inbox {
-        var operations: [Operation] = []
-        var drainScheduled = false
-        /// Open `batch { }` blocks: while above zero, submitting does not wake the loop.
-        var batchDepth = 0
-    }
-
-    private let inbox = Mutex(Inbox())
+    private let inbox = Mutex(FlowInbox<Operation>())
 
     // Everything below is touched on `eventLoop` only.
     private var machine = FlowStateMachine()
@@ -217,6 +215,7 @@ package final class Flow: @unchecked Sendable {
 
     /// Closes the flow; `force` resets the transport instead of closing it gracefully.
     package func cancel(force: Bool) {
+        inbox.withLock { $0.budget.close() }
         submit { self.perform(self.machine.cancel(force: force)) }
     }
 
@@ -226,33 +225,55 @@ package final class Flow: @unchecked Sendable {
     }
 
     /// Sends `data`; `isComplete` ends the message (one datagram on UDP); `closesWrite` (a final
-    /// context) then closes the sending side. The completion, if any, runs on the event loop once
-    /// the bytes were handed to the socket.
+    /// context) then closes the sending side. The completion, if any, runs once the flow has taken
+    /// the bytes: on a ready stream flow with room in its send budget (`SendBudget`), at once on
+    /// the calling thread, before this returns; otherwise on the event loop once the bytes were
+    /// handed to the socket. Completions run in the order the sends were made, so the completion
+    /// must hand its work on before returning (not defer it), or a later one could overtake it.
     package func send(
         _ data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
     ) {
-        let send = PendingSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
-        submit(.send(send))
+        var send = PendingSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        let bytes = data?.readableBytes ?? 0
+        let stream = transportKind == .tcp
+        let wake = inbox.withLock { inbox -> Bool in
+            // Datagram sends keep no budget: they complete once handed to the socket.
+            guard stream else { return inbox.append(.send(send)) }
+            let admission = inbox.admitSend(bytes: bytes, hasCompletion: completion != nil, closesWrite: closesWrite)
+            send.counted = admission.counted
+            if admission.completeNow {
+                // Under the lock, so that concurrent senders' completions keep their order.
+                completion?(nil, SendCompletionTicket(flow: self, early: true))
+                send.completion = nil
+            }
+            return inbox.append(.send(send))
+        }
+        if wake { wakeLoop() }
     }
 
     /// Starts a batch: operations wait in the inbox, without waking the event loop, until the
     /// matching `endBatch`. (Waking the loop once per send costs a context switch each.)
     package func beginBatch() {
-        inbox.withLock { $0.batchDepth += 1 }
+        inbox.withLock { $0.beginBatch() }
     }
 
     /// Ends a batch; everything issued inside it reaches the loop in one hop and leaves in one
     /// flush (one `sendmmsg` for datagrams).
     package func endBatch() {
-        let schedule = inbox.withLock { inbox -> Bool in
-            inbox.batchDepth = max(0, inbox.batchDepth - 1)
-            guard inbox.batchDepth == 0, !inbox.operations.isEmpty, !inbox.drainScheduled else { return false }
-            inbox.drainScheduled = true
-            return true
-        }
-        if schedule {
-            eventLoop.execute { self.drainInbox() }
-        }
+        if inbox.withLock({ $0.endBatch() }) { wakeLoop() }
+    }
+
+    /// See `SendCompletionTicket.run`.
+    fileprivate func completionHandlerStarts(early: Bool) {
+        inbox.withLock { $0.handlerStarts(early: early) }
+    }
+
+    fileprivate func completionHandlerEnded() {
+        if inbox.withLock({ $0.handlerEnded() }) { wakeLoop() }
+    }
+
+    private func wakeLoop() {
+        eventLoop.execute { self.drainInbox() }
     }
 
     private func submit(_ body: @escaping @Sendable () -> Void) {
@@ -260,24 +281,12 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func submit(_ operation: Operation) {
-        let schedule = inbox.withLock { inbox -> Bool in
-            inbox.operations.append(operation)
-            if inbox.drainScheduled || inbox.batchDepth > 0 { return false }
-            inbox.drainScheduled = true
-            return true
-        }
-        if schedule {
-            eventLoop.execute { self.drainInbox() }
-        }
+        if inbox.withLock({ $0.append(operation) }) { wakeLoop() }
     }
 
     private func drainInbox() {
         // The array goes with the hop: an idle flow keeps no inbox storage.
-        var operations: [Operation] = []
-        inbox.withLock { inbox in
-            inbox.drainScheduled = false
-            swap(&operations, &inbox.operations)
-        }
+        let operations = inbox.withLock { $0.take() }
 
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
@@ -337,6 +346,10 @@ package final class Flow: @unchecked Sendable {
                 if state == .ready {
                     report.readyTime = .now()
                     setup = nil
+                }
+                if receives.mode == .stream {
+                    let open = state == .ready && !writeClosed
+                    inbox.withLock { $0.budget.setOpen(open) }
                 }
                 stateHandler?(state)
                 if state == .cancelled { stateHandler = nil }
@@ -500,6 +513,7 @@ package final class Flow: @unchecked Sendable {
             for _ in 0..<min(attempt.fastOpenSends, queuedSends.count) {
                 let sent = queuedSends.removeFirst()
                 report.sentBytes += UInt64(sent.data?.readableBytes ?? 0)
+                finish(sent, nil)
             }
             perform(machine.establishmentSucceeded())
             if machine.state != .ready {
@@ -545,7 +559,16 @@ package final class Flow: @unchecked Sendable {
                     try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
                     try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
                 }
-                channel.close(promise: nil)
+                // Writes of this loop turn are not flushed yet, and the flow lets go of the channel.
+                if needsFlush {
+                    needsFlush = false
+                    channel.flush()
+                }
+                if receives.mode == .stream && !writeClosed && inbox.withLock({ $0.budget.unwritten }) > 0 {
+                    Self.close(channel, afterWritesWithin: Self.closeLinger)
+                } else {
+                    channel.close(promise: nil)
+                }
             }
         case .shared(let peer):
             // DTLS says goodbye (close_notify) before the peer's slot is given up.
@@ -554,11 +577,29 @@ package final class Flow: @unchecked Sendable {
         }
     }
 
+    /// How long a gracefully closed stream socket may take to write what its sends handed over
+    /// (they completed as they were taken) before it is closed regardless: a peer that stops
+    /// reading must not hold the socket and its buffers for ever.
+    static let closeLinger: TimeAmount = .seconds(10)
+
+    /// Closes `channel` once everything written to it has gone out, as close(2) leaves a
+    /// socket's send buffer to drain: shut the output (NIO does so after the pending writes, TLS
+    /// after its close_notify), then close. Closes at once after `limit`.
+    private static func close(_ channel: Channel, afterWritesWithin limit: TimeAmount) {
+        let drained = channel.eventLoop.makePromise(of: Void.self)
+        let deadline = channel.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        drained.futureResult.whenComplete { _ in
+            deadline.cancel()
+            channel.close(promise: nil)
+        }
+        channel.close(mode: .output, promise: drained)
+    }
+
     private func failPending(_ error: FlowError) {
         for (completion, outcome) in receives.failAll(error) { completion(outcome) }
         let queued = queuedSends
         queuedSends.removeAll()
-        for send in queued { send.completion?(error) }
+        for send in queued { finish(send, error) }
     }
 
     // MARK: - Receiving
@@ -690,9 +731,9 @@ package final class Flow: @unchecked Sendable {
     private func sendOnLoop(_ send: PendingSend) {
         switch machine.state {
         case .cancelled:
-            send.completion?(.posix(ECANCELED))
+            finish(send, .posix(ECANCELED))
         case .failed(let error):
-            send.completion?(error)
+            finish(send, error)
         case .setup, .preparing, .waiting:
             queuedSends.append(send)
         case .ready:
@@ -701,23 +742,35 @@ package final class Flow: @unchecked Sendable {
         }
     }
 
+    /// A send's end on the loop: calls its completion, if it still has one, and gives its share
+    /// of the send budget back.
+    private func finish(_ send: PendingSend, _ error: FlowError?) {
+        let stream = transportKind == .tcp
+        send.completion?(error, SendCompletionTicket(flow: stream ? self : nil, early: false))
+        guard stream, send.counted || send.completion != nil else { return }
+        let bytes = send.data?.readableBytes ?? 0
+        inbox.withLock {
+            $0.budget.settle(bytes: bytes, counted: send.counted, calledCompletion: send.completion != nil)
+        }
+    }
+
     /// Writes without flushing; the caller flushes (so batches leave together).
     private func write(_ send: PendingSend) {
         guard let channel = transport.channel else {
-            send.completion?(.posix(ENOTCONN))
+            finish(send, .posix(ENOTCONN))
             return
         }
         if writeClosed {
-            send.completion?(.posix(EPIPE))
+            finish(send, .posix(EPIPE))
             return
         }
         var promise: EventLoopPromise<Void>?
-        if let completion = send.completion {
+        if send.completion != nil || send.counted {
             let p = eventLoop.makePromise(of: Void.self)
             p.futureResult.whenComplete { result in
                 switch result {
-                case .success: completion(nil)
-                case .failure(let error): completion(FlowError(error))
+                case .success: self.finish(send, nil)
+                case .failure(let error): self.finish(send, FlowError(error))
                 }
             }
             promise = p
@@ -733,6 +786,7 @@ package final class Flow: @unchecked Sendable {
             }
             if send.isComplete && send.closesWrite {
                 writeClosed = true
+                inbox.withLock { $0.budget.setOpen(false) }
                 channel.flush()
                 needsFlush = false
                 channel.close(mode: .output, promise: nil)
@@ -825,5 +879,22 @@ final class SharedDatagramPeer: Sendable {
         self.channel = channel
         self.remote = remote
         self.release = release
+    }
+}
+
+/// Handed with every send completion: the handler must run inside `run`, on the queue it is
+/// delivered to. While it runs, sends it makes do not wake the flow's event loop one by one; the
+/// loop is woken once it (or the chain of handlers it starts) returns (see `FlowInbox`).
+/// (Datagram flows hand out empty tickets: their sends never complete early, and their
+/// completions are batched per loop turn instead.)
+package struct SendCompletionTicket: Sendable {
+    fileprivate let flow: Flow?
+    fileprivate let early: Bool
+
+    package func run(_ handler: () -> Void) {
+        guard let flow else { return handler() }
+        flow.completionHandlerStarts(early: early)
+        handler()
+        flow.completionHandlerEnded()
     }
 }

@@ -16,23 +16,82 @@ extension BehaviourTests {
             let count = 200
             let chunk = 1024
             let drained = Task.detached { try peer.receiveExactly(count * chunk, timeout: 20) }
-            let order = Recorder<Int>()
-            let errors = Recorder<NWError>()
-            var expected: [UInt8] = []
-            for index in 0..<count {
-                let bytes = pattern(chunk, seed: index)
-                expected += bytes
-                probe.connection.send(content: Data(bytes), completion: .contentProcessed { error in
-                    if let error { errors.append(error) }
-                    order.append(index)
-                })
-            }
-            let seen = try await order.wait(count: count, "200 send completions", timeout: 20)
+            let sent = SentChunks(on: probe.connection, count: count, size: chunk)
+            let seen = try await sent.order.wait(count: count, "200 send completions", timeout: 20)
+            #expect(seen == Array(0..<count))
+            #expect(sent.errors.values.isEmpty, "send errors: \(sent.errors.values)")
+            let bytes = try await drained.value
+            #expect(sent.matches(bytes))
+            try await probe.cancelAndWait()
+        }
+
+        /// A connected pair whose peer has a small receive buffer and reads nothing until told.
+        private static func slowPeerPair() async throws -> (Probe, RawSocket, RawSocket) {
+            let server = try RawSocket()
+            // Set before listen so the accepted socket inherits it (and its window scale).
+            try server.setOption(SOL_SOCKET, SO_RCVBUF, 64 * 1024)
+            try server.bind()
+            try server.listen()
+            let probe = Probe(port: server.localPort)
+            try await probe.startAndWaitReady()
+            let peer = try await offload { try server.accept() }
+            return (probe, peer, server)
+        }
+
+        /// The most a Linux TCP socket buffers for sending (`tcp_wmem`'s maximum).
+        private static func kernelSendBufferMaximum() -> Int {
+            let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8)) ?? ""
+            return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).last.flatMap { Int($0) } ?? 4 << 20
+        }
+
+        @Test("completions come as the stack takes the bytes, in order, and stop at a bounded amount while the peer reads nothing")
+        func completionsStopAtABoundedBuffer() async throws {
+            let (probe, peer, _) = try await Self.slowPeerPair()
+            let chunk = 64 * 1024
+            let count = 160
+            let sent = SentChunks(on: probe.connection, count: count, size: chunk)
+            let (order, errors) = (sent.order, sent.errors)
+            // Everything that can leave has left after a second; then nothing more completes.
+            try await Task.sleep(for: .seconds(1))
+            let stalled = order.values.count
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(order.values.count == stalled, "completions went on while the peer read nothing")
+            // The kernel's send buffer, the peer's receive buffer (doubled by the kernel), the
+            // flow's own 512 KiB and the one send that crossed it.
+            let bound = Self.kernelSendBufferMaximum() + 2 * 64 * 1024 + 512 * 1024 + chunk
+            #expect(stalled > 0, "sends into an empty connection complete before the peer reads")
+            #expect(stalled * chunk <= bound, "\(stalled) sends of 64 KiB completed with nothing read (bound \(bound) B)")
+            #expect(order.values == Array(0..<stalled))
+
+            let received = Task.detached { try peer.receiveExactly(count * chunk, timeout: 30) }
+            let seen = try await order.wait(count: count, "every send completion", timeout: 30)
             #expect(seen == Array(0..<count))
             #expect(errors.values.isEmpty, "send errors: \(errors.values)")
-            let bytes = try await drained.value
-            #expect(bytes == expected)
+            let bytes = try await received.value
+            #expect(sent.matches(bytes))
             try await probe.cancelAndWait()
+        }
+
+        @Test("a graceful cancel right after sending still delivers every byte handed over, then end of stream")
+        func cancelAfterSendsDeliversEverything() async throws {
+            let (probe, peer, _) = try await Self.slowPeerPair()
+            let chunk = 64 * 1024
+            // More than the kernel's buffers hold, so some bytes still wait in the flow at cancel.
+            let count = Self.kernelSendBufferMaximum() / chunk + 32
+            let sent = SentChunks(on: probe.connection, count: count, size: chunk)
+            let (order, errors) = (sent.order, sent.errors)
+            probe.connection.cancel()
+            try await probe.wait(for: .cancelled)
+            // The peer starts reading only now: the bytes wait in the flow and the socket.
+            try await Task.sleep(for: .milliseconds(300))
+            let (bytes, end) = try await offload { peer.receiveUntilEnd(timeout: 10) }
+            #expect(bytes.count == sent.expected.count)
+            #expect(sent.matches(bytes), "data sent before cancel must reach the peer whole and in order")
+            #expect(end == .endOfStream)
+            let seen = try await order.wait(count: count, "every send completion", timeout: 10)
+            #expect(seen == Array(0..<count))
+            #expect(errors.values.isEmpty, "sends taken before the cancel went out: \(errors.values)")
+            #expect(probe.states.values == [.preparing, .ready, .cancelled])
         }
 
         @Test("a final message gives the peer end of stream while our side can still receive")

@@ -188,9 +188,7 @@ struct DTLSInteropTests {
     }
 
     static func listenerParameters(_ identity: Identity) throws -> NWParameters {
-        let tls = NWProtocolTLS.Options()
-        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try identity.secIdentity)
-        return NWParameters(dtls: tls)
+        NWParameters(dtls: try identity.serverOptions())
     }
 
     @Test("an NWListener serves DTLS to openssl s_client")

@@ -39,6 +39,13 @@ struct TLSInteropTests {
             }
         }
 
+        /// TLS options that serve this identity (for a listener).
+        func serverOptions() throws -> NWProtocolTLS.Options {
+            let tls = NWProtocolTLS.Options()
+            sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try secIdentity)
+            return tls
+        }
+
         var secIdentity: sec_identity_t {
             get throws {
                 let certificate = try String(contentsOfFile: certificatePath, encoding: .utf8)
@@ -421,9 +428,7 @@ struct TLSInteropTests {
     @Test("cancelled TLS connections release their sockets promptly (close_notify is read)")
     func tlsCancelReleasesDescriptors() async throws {
         let identity = try Identity.make()
-        let tls = NWProtocolTLS.Options()
-        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try identity.secIdentity)
-        let listener = try NWListener(using: NWParameters(tls: tls))
+        let listener = try NWListener(using: NWParameters(tls: try identity.serverOptions()))
         let queue = DispatchQueue(label: "tls-cycles")
         listener.newConnectionHandler = { connection in
             connection.start(queue: queue)
@@ -456,6 +461,51 @@ struct TLSInteropTests {
         listener.cancel()
     }
 
+    @Test("a graceful cancel right after many TLS sends: the peer reads every byte, then close_notify")
+    func tlsCancelAfterSendsDeliversEverything() async throws {
+        let identity = try Identity.make()
+        let listener = try NWListener(using: NWParameters(tls: try identity.serverOptions()))
+        let queue = DispatchQueue(label: "tls-drain")
+        let inbound = Recorder<NWConnection>()
+        listener.newConnectionHandler = { inbound.append($0) }
+        let port = try await Self.start(listener, queue: queue)
+
+        let chunk = 64 * 1024
+        let count = 96  // 6 MiB: more than the kernel buffers between the two while nobody reads
+        let client = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: try identity.certificateDER))
+        async let settled = Self.settle(client)
+        // The server's handshake runs once its connection is started; it receives nothing yet.
+        let server = try #require(try await inbound.wait(count: 1, "the inbound connection", timeout: 10).first)
+        server.start(queue: queue)
+        #expect(await settled == .ready)
+        let sent = SentChunks(on: client, count: count, size: chunk)
+        let (completions, errors) = (sent.order, sent.errors)
+        client.cancel()
+
+        // The server side starts reading only now.
+        try await Task.sleep(for: .milliseconds(300))
+        let received = Recorder<Data>()
+        let ended = Recorder<NWError?>()
+        @Sendable func readMore() {
+            server.receive(minimumIncompleteLength: 1, maximumLength: 1 << 20) { data, _, isComplete, error in
+                if let data { received.append(data) }
+                if isComplete || error != nil { ended.append(error) } else { readMore() }
+            }
+        }
+        queue.async { readMore() }
+        let end = try await ended.wait(count: 1, "the end of the client's stream", timeout: 20)
+        #expect(end == [nil], "the stream should end cleanly (close_notify), got \(end)")
+        let bytes = received.values.reduce(into: Data()) { $0.append($1) }
+        #expect(bytes.count == sent.expected.count)
+        #expect(sent.matches(bytes), "data sent before cancel must reach the peer whole and in order")
+        let seen = try await completions.wait(count: count, "every send completion", timeout: 10)
+        #expect(seen == Array(0..<count))
+        #expect(errors.values.isEmpty, "sends taken before the cancel went out: \(errors.values)")
+        server.cancel()
+        listener.cancel()
+    }
+
     @Test("a server that stalls mid-handshake hits the connection timeout")
     func stalledHandshakeTimesOut() async throws {
         // Listening, never accepting, never answering the ClientHello.
@@ -475,8 +525,7 @@ struct TLSInteropTests {
     func listenerServesTLS() async throws {
         let identity = try Identity.make()
         guard let openssl = Self.openssl() else { return }
-        let tls = NWProtocolTLS.Options()
-        sec_protocol_options_set_local_identity(tls.securityProtocolOptions, try identity.secIdentity)
+        let tls = try identity.serverOptions()
         sec_protocol_options_add_tls_application_protocol(tls.securityProtocolOptions, "echo")
         let listener = try NWListener(using: NWParameters(tls: tls))
         let queue = DispatchQueue(label: "tls-listener")

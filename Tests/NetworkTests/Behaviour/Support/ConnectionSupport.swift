@@ -174,3 +174,39 @@ final class ListenerProbe: Sendable {
 func pattern(_ count: Int, seed: Int = 0) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 31) &+ seed &+ ($0 >> 8)) }
 }
+
+/// Patterned sends made on a connection, each with a completion that records its index (and
+/// its error, if any), in the order the completions came.
+struct SentChunks {
+    let expected: [UInt8]
+    let order = Recorder<Int>()
+    let errors = Recorder<NWError>()
+
+    /// Sends `count` chunks of `size` bytes on `connection`: one byte pattern, each chunk stamped
+    /// with its index in its first four bytes, so loss or reordering shows (and megabytes of it
+    /// stay cheap to build in a debug build).
+    init(on connection: NWConnection, count: Int, size: Int) {
+        let base = pattern(size)
+        var expected = [UInt8](repeating: 0, count: count * size)
+        let (order, errors) = (self.order, self.errors)
+        for index in 0..<count {
+            var bytes = base
+            for shift in 0..<min(4, size) { bytes[shift] = UInt8(truncatingIfNeeded: index >> (8 * shift)) }
+            expected.withUnsafeMutableBytes { all in
+                bytes.withUnsafeBytes { all.baseAddress!.advanced(by: index * size).copyMemory(from: $0.baseAddress!, byteCount: size) }
+            }
+            connection.send(content: Data(bytes), completion: .contentProcessed { error in
+                if let error { errors.append(error) }
+                order.append(index)
+            })
+        }
+        self.expected = expected
+    }
+
+    /// Whether `received` is exactly what was sent (compared with memcmp: fast in debug builds).
+    func matches(_ received: some ContiguousBytes) -> Bool {
+        received.withUnsafeBytes { a in
+            expected.withUnsafeBytes { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
+    }
+}

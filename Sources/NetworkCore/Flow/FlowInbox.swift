@@ -1,0 +1,88 @@
+/// Where a flow's operations from other threads wait for its event loop, and when the loop has
+/// to be woken for them.
+///
+/// Waking the loop costs a context switch (two, with the way back), more than most operations,
+/// so one wake-up carries everything queued since the previous one. The loop is not woken while
+/// - a wake-up is already on its way (`drainScheduled`);
+/// - a `batch { }` is open;
+/// - a send completion's handler runs on the caller's queue: it usually sends the next chunk,
+///   and the wake-up waits until it returns; if that send completed at once (`SendBudget`), its
+///   handler, already queued, follows, so the wait goes on along that chain, for at most
+///   `maxChain` handlers. A sender that sends from its completions thus wakes the loop once per
+///   budget's worth of data instead of once per send.
+///
+/// Mutated under the flow's lock; the caller acts on the returned "wake now" answers.
+package struct FlowInbox<Operation> {
+    /// Handlers in a row that may hold the wake-up back (each one adds a send at most, so this
+    /// bounds how long a chain of tiny sends can keep data from the loop).
+    package static var maxChain: Int { 16 }
+
+    package private(set) var operations: [Operation] = []
+    package var budget = SendBudget()
+    private var drainScheduled = false
+    private var batchDepth: Int32 = 0
+    /// Send completion handlers running now.
+    private var runningHandlers: Int16 = 0
+    /// Handlers in a row that held the wake-up back.
+    private var chain: UInt8 = 0
+    /// Sends that completed at once whose handlers have not started yet.
+    private var earlyHandlersQueued: Int32 = 0
+
+    package init() {}
+
+    /// Queues `operation`; true when the caller must wake the loop.
+    package mutating func append(_ operation: Operation) -> Bool {
+        operations.append(operation)
+        return claimWake()
+    }
+
+    /// Takes a send into the budget (see `SendBudget.admit`); an early completion's handler is
+    /// counted as queued until `handlerStarts(early: true)`.
+    package mutating func admitSend(bytes: Int, hasCompletion: Bool, closesWrite: Bool) -> SendBudget.Admission {
+        let admission = budget.admit(bytes: bytes, hasCompletion: hasCompletion, closesWrite: closesWrite)
+        if admission.completeNow { earlyHandlersQueued += 1 }
+        return admission
+    }
+
+    /// Everything queued, for the loop; the next operation wakes it again.
+    package mutating func take() -> [Operation] {
+        drainScheduled = false
+        var taken: [Operation] = []
+        swap(&taken, &operations)
+        return taken
+    }
+
+    package mutating func beginBatch() {
+        batchDepth += 1
+    }
+
+    /// True when the caller must wake the loop.
+    package mutating func endBatch() -> Bool {
+        batchDepth = max(0, batchDepth - 1)
+        return claimWake()
+    }
+
+    /// A send completion's handler is about to run; `early` if its send completed at once.
+    package mutating func handlerStarts(early: Bool) {
+        runningHandlers += 1
+        if early { earlyHandlersQueued = max(0, earlyHandlersQueued - 1) }
+    }
+
+    /// The handler returned; true when the caller must wake the loop.
+    package mutating func handlerEnded() -> Bool {
+        runningHandlers = max(0, runningHandlers - 1)
+        guard runningHandlers == 0 else { return false }
+        if earlyHandlersQueued > 0 && Int(chain) < Self.maxChain && !operations.isEmpty && !drainScheduled {
+            chain += 1
+            return false
+        }
+        return claimWake()
+    }
+
+    private mutating func claimWake() -> Bool {
+        guard !drainScheduled, batchDepth == 0, runningHandlers == 0, !operations.isEmpty else { return false }
+        drainScheduled = true
+        chain = 0
+        return true
+    }
+}

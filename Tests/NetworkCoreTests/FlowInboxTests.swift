@@ -1,0 +1,100 @@
+import NetworkCore
+import Testing
+
+/// When the inbox wakes the event loop, on the value type that decides it.
+@Suite("Core.FlowInbox")
+struct FlowInboxTests {
+    @Test func theFirstOperationWakesTheLoopAndLaterOnesRideAlong() {
+        var inbox = FlowInbox<Int>()
+        let r1 = inbox.append(1)
+        #expect(r1)
+        let r2 = inbox.append(2)
+        #expect(!r2)
+        let r3 = inbox.take()
+        #expect(r3 == [1, 2])
+        let r4 = inbox.append(3)
+        #expect(r4, "after a drain the next operation wakes the loop again")
+    }
+
+    @Test func aBatchHoldsTheWakeUntilItEnds() {
+        var inbox = FlowInbox<Int>()
+        inbox.beginBatch()
+        let r5 = inbox.append(1)
+        #expect(!r5)
+        let r6 = inbox.append(2)
+        #expect(!r6)
+        let r7 = inbox.endBatch()
+        #expect(r7)
+        let r8 = inbox.take()
+        #expect(r8 == [1, 2])
+        inbox.beginBatch()
+        let r9 = inbox.endBatch()
+        #expect(!r9, "an empty batch wakes nobody")
+    }
+
+    @Test func sendsFromACompletionHandlerWakeTheLoopWhenItReturns() {
+        var inbox = FlowInbox<Int>()
+        inbox.handlerStarts(early: false)
+        let r10 = inbox.append(1)
+        #expect(!r10)
+        let r11 = inbox.handlerEnded()
+        #expect(r11)
+        inbox.handlerStarts(early: false)
+        let r12 = inbox.handlerEnded()
+        #expect(!r12, "nothing queued, nothing to wake for")
+    }
+
+    @Test func aChainOfEarlyCompletionsHoldsTheWakeUpToItsLimit() {
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        // The first send, from outside any handler, wakes the loop at once.
+        let r13 = inbox.admitSend(bytes: 10, hasCompletion: true, closesWrite: false).completeNow
+        #expect(r13)
+        let r14 = inbox.append(0)
+        #expect(r14)
+        let r15 = inbox.take()
+        #expect(r15 == [0])
+        inbox.budget.settle(bytes: 10, counted: true, calledCompletion: false)
+
+        var woke = false
+        var links = 0
+        while !woke {
+            links += 1
+            inbox.handlerStarts(early: true)
+            // Each handler sends the next tiny message, which completes early too.
+            let r16 = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false).completeNow
+            #expect(r16)
+            let r17 = inbox.append(links)
+            #expect(!r17)
+            woke = inbox.handlerEnded()
+            #expect(links <= FlowInbox<Int>.maxChain + 1, "the chain must not hold the wake for ever")
+        }
+        #expect(links == FlowInbox<Int>.maxChain + 1)
+        let r18 = inbox.take()
+        #expect(r18.count == links)
+    }
+
+    @Test func aChainEndsWithAWakeWhenTheLastHandlerSendsNothingEarly() {
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        inbox.handlerStarts(early: true)
+        // This send finds the budget owing nothing and completes early; its handler comes next.
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        let r19 = inbox.append(1)
+        #expect(!r19)
+        let r20 = inbox.handlerEnded()
+        #expect(!r20, "the next handler is queued and will wake the loop")
+        inbox.handlerStarts(early: true)
+        let r21 = inbox.handlerEnded()
+        #expect(r21, "the chain ended: the queued send must reach the loop now")
+    }
+
+    @Test func aSendFromAnotherThreadWakesTheLoopWhileNoHandlerRuns() {
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        let r22 = inbox.append(1)
+        #expect(r22, "an early completion's pending handler must not delay a send made elsewhere")
+    }
+}
