@@ -11,10 +11,12 @@ extension ProxyConfiguration {
     package var proxyDescription: ProxyDescription {
         let kind: ProxyDescription.Kind
         let endpoint: NWEndpoint
+        var tls: ProxyTLSSettings?
         switch self.kind {
         case .httpCONNECT(let proxy, let tlsOptions):
             kind = .httpCONNECT(tlsToProxy: tlsOptions != nil)
             endpoint = proxy
+            tls = tlsOptions.map { ProxyTLSSettings($0.securityProtocolOptions.flowConfiguration()) }
         case .socksv5(let proxy):
             // Apple's SOCKS proxies are given host names (as with socks5h): the device may not
             // be able to resolve what the proxy can.
@@ -38,6 +40,7 @@ extension ProxyConfiguration {
         description.allowFailover = allowFailover
         description.matchDomains = matchDomains
         description.excludedDomains = excludedDomains
+        description.tls = tls
         return description
     }
 

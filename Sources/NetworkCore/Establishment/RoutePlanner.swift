@@ -36,7 +36,7 @@ enum RoutePlanner {
     }
 
     /// Asks the PAC file about the target and turns its answer into routes, in its order.
-    /// Choices this build cannot use (HTTPS and SOCKS4 proxies) are skipped; a script that
+    /// Choices this build cannot use (SOCKS4 proxies) are skipped; a script that
     /// fails, or leaves nothing usable, means direct (as browsers do).
     private static func pacRoutes(
         _ source: PACSource, for configuration: FlowConfiguration, on eventLoop: EventLoop
@@ -61,7 +61,10 @@ enum RoutePlanner {
                     case .socks5(let proxyHost, let proxyPort):
                         routes.append(.proxy(ProxyDescription(
                             kind: .socks5(proxyResolvesNames: true), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
-                    case .httpsConnect, .socks4:
+                    case .httpsConnect(let proxyHost, let proxyPort):
+                        routes.append(.proxy(ProxyDescription(
+                            kind: .httpCONNECT(tlsToProxy: true), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
+                    case .socks4:
                         continue
                     }
                 }

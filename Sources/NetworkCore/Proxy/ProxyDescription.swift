@@ -12,8 +12,7 @@ package struct ProxyDescription: Sendable, Equatable, CustomStringConvertible, C
         /// proxy is given an address.
         case socks5(proxyResolvesNames: Bool)
         /// HTTP/1.1 CONNECT (RFC 9110 §9.3.6). `tlsToProxy` means the connection to the proxy
-        /// itself is TLS (`https://` proxies); that is parsed but not yet supported by
-        /// ``ProxyTunnel``, which fails such attempts with `EPROTONOSUPPORT`.
+        /// itself is TLS (`https://` proxies, `tlsOptions:`), with ``ProxyDescription/tls``.
         case httpCONNECT(tlsToProxy: Bool)
         /// A proxy this build cannot use (MASQUE relays, Oblivious HTTP). Kept rather than
         /// dropped so a connection that asked for it fails instead of silently going direct.
@@ -33,6 +32,9 @@ package struct ProxyDescription: Sendable, Equatable, CustomStringConvertible, C
     package var excludedDomains: [String] = []
     /// Whether a connection may go direct when the proxy cannot be used.
     package var allowFailover = false
+    /// For an HTTPS proxy: how to set up TLS with the proxy. Nil means the defaults (the
+    /// system trust store, and the proxy's host name checked against its certificate).
+    package var tls: ProxyTLSSettings?
 
     package init(kind: Kind, server: FlowTarget, credential: ProxyCredential? = nil) {
         self.kind = kind

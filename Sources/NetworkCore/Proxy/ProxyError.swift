@@ -41,7 +41,7 @@ package enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCredential(String)
     /// A proxy URL from the environment could not be understood. `EINVAL`.
     case invalidProxyURL(String)
-    /// The proxy kind is recognised but not implemented here (HTTPS proxies, MASQUE relays,
+    /// The proxy kind is recognised but not implemented here (MASQUE relays,
     /// Oblivious HTTP, SOCKS4). `EPROTONOSUPPORT`.
     case unsupported(String)
 

@@ -55,15 +55,16 @@ package enum ProxyTunnel {
         switch proxy.kind {
         case .unsupported(let what):
             return fail(channel, .unsupported(what))
-        case .httpCONNECT(tlsToProxy: true):
-            return fail(channel, .unsupported("TLS to an HTTPS proxy (https://) is not implemented"))
-        case .httpCONNECT(tlsToProxy: false):
+        case .httpCONNECT(let tlsToProxy):
+            let handshake: HTTPConnectClientHandshake
             do {
-                let handshake = try HTTPConnectClientHandshake(
-                    authority: destination.authority, credential: proxy.credential)
-                return install(handshake, on: channel, deadline: deadline)
+                handshake = try HTTPConnectClientHandshake(authority: destination.authority, credential: proxy.credential)
             } catch {
                 return fail(channel, error)
+            }
+            guard tlsToProxy else { return install(handshake, on: channel, deadline: deadline) }
+            return secureToProxy(channel, proxy: proxy, deadline: deadline).flatMap {
+                install(handshake, on: channel, deadline: deadline)
             }
         case .socks5(let proxyResolvesNames):
             if let bytes = destination.addressBytes {
@@ -92,6 +93,38 @@ package enum ProxyTunnel {
         }
     }
 
+    /// TLS with an HTTPS proxy: its own session at the front of the pipeline, verified with the
+    /// proxy's settings against the proxy's name, then the boundary behind which the CONNECT
+    /// and the destination's stack go. A proxy that stalls the handshake past `deadline` fails
+    /// the attempt with `ETIMEDOUT`.
+    private static func secureToProxy(
+        _ channel: Channel, proxy: ProxyDescription, deadline: NIODeadline
+    ) -> EventLoopFuture<Void> {
+        let settings = proxy.tls?.configuration ?? FlowTLSConfiguration()
+        let hostName = settings.serverName ?? proxy.server.hostName
+        do {
+            try channel.pipeline.syncOperations.addHandler(ProxyTLSBoundary(), position: .first)
+        } catch {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        let timedOut = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+            timedOut.value = true
+            channel.close(promise: nil)
+        }
+        return TLSStack.startClient(
+            on: channel, settings: settings, hostName: hostName, peer: channel.remoteAddress, atFront: true
+        ).map { _ in
+            timer.cancel()
+        }.flatMapErrorThrowing { error in
+            timer.cancel()
+            channel.close(promise: nil)
+            if timedOut.value { throw ProxyError.timedOut }
+            throw error
+        }
+    }
+
     private static func installSOCKS5(
         _ address: SOCKS5Address, port: UInt16, proxy: ProxyDescription, on channel: Channel, deadline: NIODeadline
     ) -> EventLoopFuture<Void> {
@@ -109,7 +142,7 @@ package enum ProxyTunnel {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         do {
             let handler = ProxyTunnelHandler(handshake: handshake, promise: promise, deadline: deadline)
-            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            try channel.pipeline.syncOperations.addStackHandler(handler)
         } catch {
             channel.close(promise: nil)
             promise.fail(error)

@@ -2,8 +2,8 @@
 ///
 /// Schemes and default ports:
 /// - none or `http://`: HTTP CONNECT, port 80;
-/// - `https://`: HTTP CONNECT over TLS to the proxy, port 443 (parsed; the tunnel reports it
-///   unsupported);
+/// - `https://`: HTTP CONNECT over TLS to the proxy, port 443 (the proxy's certificate is
+///   checked against the system trust store and its host name);
 /// - `socks5://`: SOCKS5, names resolved here, port 1080;
 /// - `socks5h://` and `socks://`: SOCKS5, names resolved by the proxy, port 1080. curl reads
 ///   `socks://` as SOCKS4, which this engine does not speak; taking it as SOCKS5 with remote

@@ -172,8 +172,11 @@ enum TLSStack {
 
     /// Adds a client handler in front of the flow's handler and completes with the session once
     /// the handshake is done (or with a `.tls` error).
+    /// `atFront`: at the very front of the pipeline (TLS with an HTTPS proxy); otherwise where
+    /// the stack's handlers go (`addStackHandler`: behind such a proxy session, if any).
     static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, peer: SocketAddress? = nil
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, peer: SocketAddress? = nil,
+        atFront: Bool = false
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         do {
@@ -191,7 +194,11 @@ enum TLSStack {
             } else {
                 handler = try NIOSSLClientHandler(context: context, serverHostname: sniName)
             }
-            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            if atFront {
+                try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            } else {
+                try channel.pipeline.syncOperations.addStackHandler(handler)
+            }
             let handshake = wait(for: handler, on: channel, presented: presented, serverName: sniName, verifyBlock: settings.verify != nil)
             // Default verification names the server: the name asked for, else the address.
             let checksName = settings.verify == nil && settings.peerAuthenticationRequired != false && settings.preSharedKeys.isEmpty

@@ -43,9 +43,12 @@ struct RoutePlannerTests {
         #expect(first.server == .hostPort(host: "10.1.1.1", port: 3128, interfaceName: nil))
         #expect(second.kind == .socks5(proxyResolvesNames: true))
         #expect(corp[2] == .direct)
-        // HTTPS proxies are not supported yet: skipped, leaving DIRECT.
+        // An HTTPS choice is an HTTP CONNECT proxy spoken to over TLS.
         let secure = try await RoutePlanner.routes(for: Self.configuration("example.test", tls: true), on: Self.loop, environment: environment).get()
-        #expect(secure == [.direct])
+        #expect(secure == [
+            .proxy(ProxyDescription(kind: .httpCONNECT(tlsToProxy: true), server: .hostPort(host: "10.1.1.3", port: 443, interfaceName: nil))),
+            .direct,
+        ])
         let other = try await RoutePlanner.routes(for: Self.configuration("example.test"), on: Self.loop, environment: environment).get()
         #expect(other == [.direct])
     }

@@ -136,13 +136,6 @@ struct HostileProxyTests {
                 #expect(FlowError(error) == .posix(EINVAL), "\(bad): \(error)")
             }
         }
-        let https = ProxyDescription(kind: .httpCONNECT(tlsToProxy: true), server: .hostPort(host: "127.0.0.1", port: fake.port, interfaceName: nil))
-        do {
-            _ = try await TunnelClient.open(proxyPort: fake.port, target: target, proxy: https)
-            Issue.record("an HTTPS proxy was used")
-        } catch {
-            #expect(FlowError(error) == .posix(EPROTONOSUPPORT))
-        }
         #expect(fake.received.count == 0)
     }
 }

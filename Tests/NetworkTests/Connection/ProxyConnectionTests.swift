@@ -128,4 +128,123 @@ struct ProxyConnectionTests {
         #expect(report?.proxyConfigured == true)
         direct.cancel()
     }
+
+    // MARK: - HTTPS proxies (TLS to the proxy itself)
+
+    /// A real HTTPS proxy: socat terminates TLS with a fresh self-signed identity and hands the
+    /// plaintext to tinyproxy. `stop()` ends both and removes their folder.
+    struct HTTPSProxy {
+        let identity: TLSInteropTests.Identity
+        let port: UInt16
+        let log: URL
+        let directory: URL
+        let processes: [PeerProcess]
+
+        var endpoint: NWEndpoint { .hostPort(host: "localhost", port: NWEndpoint.Port(rawValue: port)!) }
+
+        /// Nil (after recording a failure under CI) when socat or tinyproxy is missing.
+        static func start() async throws -> HTTPSProxy? {
+            let directory = try ProxyConnectionTests.temporaryDirectory()
+            let identity = try TLSInteropTests.Identity.make()
+            guard let socat = PeerProcess.executable("socat"),
+                let (proxy, proxyPort, log) = try await Tinyproxy.start(in: directory)
+            else { return nil }
+            let port = try freePort()
+            let front = try PeerProcess(socat, [
+                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,verify=0,cert=\(identity.certificatePath),key=\(identity.keyPath)",
+                "TCP:127.0.0.1:\(proxyPort)",
+            ])
+            try await waitUntilBound(port: port, udp: false)
+            return HTTPSProxy(identity: identity, port: port, log: log, directory: directory, processes: [front, proxy])
+        }
+
+        func stop() {
+            for process in processes { process.stop() }
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        var logged: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    }
+
+    /// TLS options that trust exactly `certificate` (the proxy's), as an app pinning its proxy would.
+    static func pinnedProxyTLS(_ certificate: Data) -> NWProtocolTLS.Options {
+        let tls = NWProtocolTLS.Options()
+        sec_protocol_options_set_verify_block(tls.securityProtocolOptions, { _, trust, complete in
+            complete(trust.certificates.first?.derData == certificate)
+        }, DispatchQueue(label: "proxy-verify"))
+        return tls
+    }
+
+    @Test("an HTTPS proxy (tlsOptions: TLS to the proxy itself) carries the connection; the CONNECT travels encrypted")
+    func httpsProxy() async throws {
+        guard let proxy = try await HTTPSProxy.start() else { return }
+        defer { proxy.stop() }
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "https-proxy-echo"))
+        defer { listener.cancel() }
+
+        let configuration = ProxyConfiguration(
+            httpCONNECTProxy: proxy.endpoint,
+            tlsOptions: Self.pinnedProxyTLS(try proxy.identity.certificateDER))
+        let connection = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: configuration))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        #expect(await TLSInteropTests.exchange(connection, "through an https proxy") == "through an https proxy")
+        let report = await Self.report(connection)
+        #expect(report?.usedProxy == true)
+        #expect(report?.proxyEndpoint == proxy.endpoint)
+        connection.cancel()
+        // tinyproxy only ever sees what socat decrypted: the CONNECT reached it through TLS.
+        #expect(proxy.logged.contains("CONNECT localhost:\(port)"), "tinyproxy log: \(proxy.logged)")
+    }
+
+    @Test("TLS inside TLS: end-to-end TLS to the server through an HTTPS proxy, each session verified on its own")
+    func tlsThroughHTTPSProxy() async throws {
+        guard let proxy = try await HTTPSProxy.start() else { return }
+        defer { proxy.stop() }
+        let serverIdentity = try TLSInteropTests.Identity.make()
+        guard let (server, port) = try await TLSInteropTests.startServer(serverIdentity) else { return }
+        defer { server.stop() }
+
+        let parameters = TLSInteropTests.pinned(to: try serverIdentity.certificateDER)
+        let context = NWParameters.PrivacyContext(description: "tls via https proxy")
+        context.proxyConfigurations = [
+            ProxyConfiguration(
+                httpCONNECTProxy: proxy.endpoint,
+                tlsOptions: Self.pinnedProxyTLS(try proxy.identity.certificateDER))
+        ]
+        parameters.setPrivacyContext(context)
+        let connection = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: parameters)
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        #expect(await TLSInteropTests.exchange(connection, "inner secret\n") == "terces renni\n")
+        // The destination's session: its certificate, not the proxy's.
+        let metadata = try #require(connection.metadata(definition: NWProtocolTLS.definition) as? NWProtocolTLS.Metadata)
+        var chain: [Data] = []
+        sec_protocol_metadata_access_peer_certificate_chain(metadata.securityProtocolMetadata) { chain.append($0.derData) }
+        #expect(chain.first == (try serverIdentity.certificateDER))
+        connection.cancel()
+        #expect(proxy.logged.contains("CONNECT localhost:\(port)"))
+        #expect(!proxy.logged.contains("secret"))
+    }
+
+    @Test("an HTTPS proxy whose certificate is not trusted fails with a TLS error; nothing goes in plaintext")
+    func untrustedHTTPSProxyFails() async throws {
+        guard let proxy = try await HTTPSProxy.start() else { return }
+        defer { proxy.stop() }
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "https-proxy-refused"))
+        defer { listener.cancel() }
+
+        // Default TLS options: the system trust store, which does not know this self-signed proxy.
+        let configuration = ProxyConfiguration(
+            httpCONNECTProxy: proxy.endpoint,
+            tlsOptions: NWProtocolTLS.Options())
+        let connection = NWConnection(
+            host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.parameters(through: configuration))
+        let state = await TLSInteropTests.settle(connection)
+        connection.cancel()
+        guard case .failed(.tls) = state else {
+            Issue.record("expected failed(.tls), got \(String(describing: state))")
+            return
+        }
+        #expect(!proxy.logged.contains("CONNECT"), "the CONNECT must not be sent to an untrusted proxy: \(proxy.logged)")
+    }
 }

@@ -12,9 +12,8 @@ enum DTLSStack {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
         do {
-            try channel.pipeline.syncOperations.addHandler(
-                GnuTLSHandler<Message>(role: .client(serverName: hostName), settings: settings, handshake: promise),
-                position: .first)
+            try channel.pipeline.syncOperations.addStackHandler(
+                GnuTLSHandler<Message>(role: .client(serverName: hostName), settings: settings, handshake: promise))
         } catch {
             promise.fail(error)
         }
