@@ -8,8 +8,12 @@ package struct PACConfiguration: Sendable {
     package var timeLimit: Double = 5
     /// The largest script the loader accepts, wherever it comes from.
     package var maximumScriptSize: Int = 1 << 20
-    /// How long fetching an `http://` script may take, connection included.
+    /// How long fetching an `http://` or `https://` script may take, connection included (per
+    /// request, when redirected).
     package var fetchTimeout: Double = 10
+    /// How `https://` scripts are verified: by default the system trust store and the URL's
+    /// host name, as every TLS connection of this package.
+    package var tls = FlowTLSConfiguration()
     /// Name lookups, local addresses and clock as the script sees them.
     package var environment = PACHostEnvironment()
 

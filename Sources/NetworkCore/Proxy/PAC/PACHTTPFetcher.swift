@@ -3,19 +3,59 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Fetches a PAC script over plain HTTP with SwiftNIO: one `GET`, no redirects, a size cap and a
-/// time limit.
+/// Fetches a PAC script over HTTP or HTTPS with SwiftNIO: `GET`, a size cap, a time limit per
+/// request, and up to `maximumRedirects` redirects (never from `https` down to `http`).
 ///
-/// Deliberately small: a PAC URL is configured by an administrator and points at an intranet
-/// server or a local file; redirects and TLS are left out until a configuration needs them
-/// (docs/pac.md).
+/// HTTPS is verified as any TLS connection of this package is by default (the system trust
+/// store and the URL's host name), or by `tls` when the caller gives its own settings (tests
+/// pin a certificate that way). The request is written only once the handshake, host-name
+/// check included, has succeeded.
 enum PACHTTPFetcher {
-    /// The body of a 200 response to `GET url`, at most `maximumSize` bytes, within `timeout`
-    /// for the connection and again for the response.
-    static func fetch(_ url: URL, maximumSize: Int, timeout: Double) async throws(PACError) -> [UInt8] {
-        guard var host = url.host, !host.isEmpty else { throw .loadFailed("no host in \(url.absoluteString)") }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = url.port ?? 80
+    /// Redirects followed before giving up (browsers allow about 20; a PAC URL should need one).
+    static let maximumRedirects = 5
+
+    /// The body of the 200 response that `GET url` leads to, at most `maximumSize` bytes, each
+    /// request within `timeout` for the connection and again for the response.
+    static func fetch(
+        _ url: URL, maximumSize: Int, timeout: Double, tls: FlowTLSConfiguration = FlowTLSConfiguration()
+    ) async throws(PACError) -> [UInt8] {
+        var current = url
+        for _ in 0...maximumRedirects {
+            switch try await fetchOnce(current, maximumSize: maximumSize, timeout: timeout, tls: tls) {
+            case .body(let body):
+                return body
+            case .redirect(let location):
+                current = try redirectTarget(location, from: current)
+            }
+        }
+        throw .loadFailed("more than \(maximumRedirects) redirects from \(url.absoluteString)")
+    }
+
+    /// Where a `Location` header leads from `url`: relative references are resolved; only
+    /// `http` and `https` are followed, and an `https` URL never leads to `http`.
+    static func redirectTarget(_ location: String, from url: URL) throws(PACError) -> URL {
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { throw .loadFailed("unusable redirect to \(location) from \(url.absoluteString)") }
+        if url.scheme?.lowercased() == "https" && scheme == "http" {
+            throw .loadFailed("refused redirect from https to http (\(target.absoluteString))")
+        }
+        return target
+    }
+
+    /// What one request gave.
+    enum Outcome: Sendable {
+        case body([UInt8])
+        case redirect(String)
+    }
+
+    private static func fetchOnce(
+        _ url: URL, maximumSize: Int, timeout: Double, tls: FlowTLSConfiguration
+    ) async throws(PACError) -> Outcome {
+        guard let named = url.host, !named.isEmpty else { throw .loadFailed("no host in \(url.absoluteString)") }
+        let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
+        let secure = url.scheme?.lowercased() == "https"
+        let port = url.port ?? (secure ? 443 : 80)
         guard (1...65535).contains(port) else { throw .loadFailed("bad port in \(url.absoluteString)") }
         var target = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
         if target.isEmpty { target = "/" }
@@ -23,13 +63,13 @@ enum PACHTTPFetcher {
 
         var headers = HTTPHeaders()
         let hostField = host.contains(":") ? "[\(host)]" : host
-        headers.add(name: "Host", value: port == 80 ? hostField : "\(hostField):\(port)")
+        headers.add(name: "Host", value: port == (secure ? 443 : 80) ? hostField : "\(hostField):\(port)")
         headers.add(name: "Accept", value: "application/x-ns-proxy-autoconfig, */*")
         headers.add(name: "Connection", value: "close")
         let request = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
 
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let promise = eventLoop.makePromise(of: [UInt8].self)
+        let promise = eventLoop.makePromise(of: Outcome.self)
         let milliseconds = Int64(max(timeout, 0.001) * 1000)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.milliseconds(milliseconds))
@@ -37,7 +77,7 @@ enum PACHTTPFetcher {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
-                        PACHTTPResponseCollector(request: request, maximumSize: maximumSize, promise: promise))
+                        PACHTTPResponseCollector(maximumSize: maximumSize, promise: promise))
                 }
             }
         let channel: any Channel
@@ -53,6 +93,21 @@ enum PACHTTPFetcher {
             deadline.cancel()
             channel.close(promise: nil)
         }
+        eventLoop.execute {
+            // Over TLS, the request leaves only after the handshake and the host-name check.
+            let ready: EventLoopFuture<Void> = secure
+                ? TLSStack.startClient(on: channel, settings: tls, hostName: host, peer: channel.remoteAddress).map { _ in }
+                : eventLoop.makeSucceededVoidFuture()
+            ready.whenComplete { result in
+                switch result {
+                case .success:
+                    channel.write(HTTPClientRequestPart.head(request), promise: nil)
+                    channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+                case .failure(let error):
+                    promise.fail(PACError.loadFailed("TLS with \(hostField):\(port): \(FlowError(tls: error, verifyBlock: tls.verify != nil))"))
+                }
+            }
+        }
         do {
             return try await promise.futureResult.get()
         } catch let error as PACError {
@@ -63,30 +118,21 @@ enum PACHTTPFetcher {
     }
 }
 
-/// Sends the request when the connection opens and collects the response body, failing as soon
-/// as the status is not 200 or the body outgrows the cap.
+/// Collects the response body, failing as soon as the status is neither 200 nor a redirect, or
+/// the body outgrows the cap. (The fetcher writes the request.)
 final class PACHTTPResponseCollector: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
-    private let request: HTTPRequestHead
     private let maximumSize: Int
-    private let promise: EventLoopPromise<[UInt8]>
+    private let promise: EventLoopPromise<PACHTTPFetcher.Outcome>
     private var body: [UInt8] = []
     private var finished = false
 
-    /// Completes `promise` with the body of the response to `request`.
-    init(request: HTTPRequestHead, maximumSize: Int, promise: EventLoopPromise<[UInt8]>) {
-        self.request = request
+    /// Completes `promise` with the response's body, or where it redirects to.
+    init(maximumSize: Int, promise: EventLoopPromise<PACHTTPFetcher.Outcome>) {
         self.maximumSize = maximumSize
         self.promise = promise
-    }
-
-    /// Sends the request as soon as the connection is up.
-    func channelActive(context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(.head(request)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
     }
 
     /// Checks the status, enforces the size cap while the body arrives, completes at the end.
@@ -94,9 +140,18 @@ final class PACHTTPResponseCollector: ChannelInboundHandler {
         guard !finished else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            guard head.status == .ok else {
-                let location = head.headers.first(name: "Location").map { " (redirect to \($0) not followed)" } ?? ""
-                finish(context, .failure(.loadFailed("HTTP status \(head.status.code)\(location)")))
+            switch head.status.code {
+            case 200:
+                break
+            case 301, 302, 303, 307, 308:
+                guard let location = head.headers.first(name: "Location") else {
+                    finish(context, .failure(.loadFailed("HTTP status \(head.status.code) without a Location")))
+                    return
+                }
+                finish(context, .success(.redirect(location)))
+                return
+            default:
+                finish(context, .failure(.loadFailed("HTTP status \(head.status.code)")))
                 return
             }
             if let declared = head.headers.first(name: "Content-Length").flatMap(Int.init), declared > maximumSize {
@@ -109,7 +164,7 @@ final class PACHTTPResponseCollector: ChannelInboundHandler {
             }
             body.append(contentsOf: buffer.readableBytesView)
         case .end:
-            finish(context, .success(body))
+            finish(context, .success(.body(body)))
         }
     }
 
@@ -125,7 +180,7 @@ final class PACHTTPResponseCollector: ChannelInboundHandler {
     }
 
     /// Completes the promise once and closes the connection.
-    private func finish(_ context: ChannelHandlerContext, _ result: Result<[UInt8], PACError>) {
+    private func finish(_ context: ChannelHandlerContext, _ result: Result<PACHTTPFetcher.Outcome, PACError>) {
         guard !finished else { return }
         finished = true
         promise.completeWith(result.mapError { $0 as any Error })

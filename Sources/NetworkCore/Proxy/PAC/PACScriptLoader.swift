@@ -23,10 +23,11 @@ package enum PACScriptLoader {
             switch scheme {
             case "file":
                 return decode(try await readFile(url.path, limit: limit))
-            case "http":
-                return decode(try await PACHTTPFetcher.fetch(url, maximumSize: limit, timeout: configuration.fetchTimeout))
+            case "http", "https":
+                return decode(try await PACHTTPFetcher.fetch(
+                    url, maximumSize: limit, timeout: configuration.fetchTimeout, tls: configuration.tls))
             default:
-                throw .loadFailed("unsupported URL scheme \(scheme) (http and file are supported)")
+                throw .loadFailed("unsupported URL scheme \(scheme) (http, https and file are supported)")
             }
         }
     }
