@@ -123,6 +123,12 @@ struct TLSInteropTests {
         return NWParameters(tls: tls)
     }
 
+    /// This process's sockets still connected to `port` on this host (client side).
+    static func clientSockets(toPort port: UInt16) -> [ProcFS.SocketRow] {
+        let ours = ProcFS.openSocketInodes()
+        return ProcFS.sockets().filter { $0.remotePort == port && ours.contains($0.inode) }
+    }
+
     /// Starts `listener` on `queue` and returns its port once it is ready.
     static func start(_ listener: NWListener, queue: DispatchQueue) async throws -> UInt16 {
         let ready = AsyncStream<UInt16>.makeStream()
@@ -437,27 +443,19 @@ struct TLSInteropTests {
         let port = try await Self.start(listener, queue: queue)
         let certificate = try identity.certificateDER
 
-        func openDescriptors() -> Int {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-        }
-        // Warm up once so lazily created descriptors (event loops, thread pool) are counted.
-        let warm = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: certificate))
-        #expect(await Self.settle(warm) == .ready)
-        warm.cancel()
-        try await Task.sleep(for: .milliseconds(300))
-        let before = openDescriptors()
         for _ in 0..<30 {
             let connection = NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: port)!, using: Self.pinned(to: certificate))
             #expect(await Self.settle(connection) == .ready)
             connection.cancel()
         }
-        // Well under NIOSSL's 5 s shutdown timeout.
-        var after = openDescriptors()
-        for _ in 0..<20 where after > before + 4 {
+        // Well under NIOSSL's 5 s shutdown timeout. (Counted as our client sockets to this
+        // listener, not as all descriptors: other suites open and close theirs meanwhile.)
+        var stillOpen = Self.clientSockets(toPort: port)
+        for _ in 0..<20 where !stillOpen.isEmpty {
             try await Task.sleep(for: .milliseconds(100))
-            after = openDescriptors()
+            stillOpen = Self.clientSockets(toPort: port)
         }
-        #expect(after <= before + 4, "descriptors before \(before), after \(after)")
+        #expect(stillOpen.isEmpty, "\(stillOpen.count) client sockets still open: \(stillOpen.prefix(5))")
         listener.cancel()
     }
 
