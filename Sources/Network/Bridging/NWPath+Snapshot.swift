@@ -17,6 +17,24 @@ extension NWInterface {
 }
 
 extension NWPath {
+    /// A monitor's path: no endpoints; interfaces, gateways and flags from the evaluator.
+    init(monitorFacts facts: PathFacts) {
+        self.init(
+            status: facts.status == .satisfied ? .satisfied : .unsatisfied,
+            availableInterfaces: facts.interfaces.map(NWInterface.init),
+            isExpensive: facts.isExpensive,
+            isConstrained: facts.isConstrained,
+            supportsIPv4: facts.supportsIPv4,
+            supportsIPv6: facts.supportsIPv6,
+            supportsDNS: facts.supportsDNS,
+            gateways: facts.gateways.compactMap { gateway in
+                let text = SystemAddress(family: gateway.family, bytes: gateway.bytes, prefixLength: 0).presentation
+                return gateway.family == .inet
+                    ? IPv4Address(text).map { NWEndpoint.hostPort(host: .ipv4($0), port: 0) }
+                    : IPv6Address(text).map { NWEndpoint.hostPort(host: .ipv6($0), port: 0) }
+            })
+    }
+
     /// The path of an established connection: satisfied, over the interface that owns the local
     /// address, with the endpoints in use. (Until the path-monitor issue lands this is computed
     /// once, when the connection becomes ready; it is not updated afterwards.)

@@ -249,7 +249,9 @@ struct HappyEyeballsEndToEndTests {
         }
         print("HappyEyeballs skip: IPv6 abandoned after 50 ms, time-to-ready \(Self.milliseconds(engine)) ms")
         #expect(try await race.remoteAddress == namespace.ipv4)
-        #expect(Self.milliseconds(engine) >= 45 && Self.milliseconds(engine) < 1000)
+        // Well before the 2 s attempt delay. (No lower bound: the engine's clock starts when the
+        // flow's loop runs `start`, which on a busy machine can be later than the pause began.)
+        #expect(Self.milliseconds(engine) < 1000)
         #expect(Self.ourSockets(toPort: namespace.port) == [0x01], "the skipped IPv6 attempt's socket is closed")
         try await race.cancel()
     }

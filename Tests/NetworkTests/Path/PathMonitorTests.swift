@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+import Network
+import PeerSupport
+import Testing
+
+/// `NWPathMonitor` in this process (the machine's own configuration) and, through `nwcat
+/// monitor`, in a network namespace whose links and routes the test changes.
+@Suite("Path.Monitor", .serialized)
+struct PathMonitorTests {
+    @Test("the current path arrives right after start; currentPath matches it; nothing after cancel")
+    func firstUpdateAndCancel() async throws {
+        // The machine's own configuration changes while other suites add and remove links, so
+        // the strict checks use the loopback path, which they never touch.
+        let monitor = NWPathMonitor()
+        let paths = Recorder<NWPath>()
+        monitor.pathUpdateHandler = { paths.append($0) }
+        let queue = DispatchQueue(label: "monitor")
+        monitor.start(queue: queue)
+        _ = try await paths.wait(count: 1, "the first path", timeout: 5)
+        #expect(monitor.queue === queue)
+
+        let loopback = NWPathMonitor(requiredInterfaceType: .loopback)
+        let loopPaths = Recorder<NWPath>()
+        loopback.pathUpdateHandler = { loopPaths.append($0) }
+        loopback.start(queue: queue)
+        let loop = try await loopPaths.wait(count: 1, "the loopback path", timeout: 5)
+        #expect(loop[0].status == .satisfied)
+        #expect(loop[0].availableInterfaces.map(\.type) == [.loopback])
+        #expect(loop[0].usesInterfaceType(.loopback))
+        #expect(loop[0].localEndpoint == nil && loop[0].remoteEndpoint == nil)
+        #expect(loopback.currentPath == loop[0])
+
+        monitor.cancel()
+        let delivered = paths.count
+        monitor.start(queue: queue)  // a cancelled monitor stays cancelled
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(paths.count == delivered, "updates after cancel")
+        loopback.cancel()
+    }
+
+    @Test("for await over a monitor yields the current path first")
+    func asyncSequence() async throws {
+        let monitor = NWPathMonitor(requiredInterfaceType: .loopback)
+        var iterator = monitor.makeAsyncIterator()
+        let path = await iterator.next()
+        #expect(path?.status == .satisfied)
+        monitor.cancel()
+        #expect(await iterator.next() == nil, "iteration ends when the monitor is cancelled")
+    }
+
+    @Test("in a namespace: routes and links going away and coming back are reported as they happen")
+    func namespaceChanges() async throws {
+        guard let namespace = TestNamespace.make(), let nwcat = builtNWCat() else { return }
+        defer { namespace.tearDown() }
+        let (inside, _) = try namespace.link(
+            addresses: ["10.77.0.1/24", "2001:db8:77::1/64"], to: nil, otherAddresses: ["10.77.0.2/24", "2001:db8:77::2/64"])
+        let ip = namespace.ip
+        func change(_ arguments: [String]) throws { try ShortTool.check(ip, ["-n", namespace.name] + arguments) }
+        try change(["route", "add", "default", "via", "10.77.0.2"])
+        try change(["-6", "route", "add", "default", "via", "2001:db8:77::2"])
+
+        let monitor = try PeerProcess(ip, ["netns", "exec", namespace.name, nwcat, "monitor"])
+        defer { monitor.stop() }
+        func lines() -> [String] {
+            String(decoding: monitor.standardOutput, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        func waitForLine(containing text: String) async throws -> String {
+            try await monitor.waitForOutput(containing: text)
+            return lines().last { $0.contains(text) } ?? ""
+        }
+
+        let first = try await waitForLine(containing: "satisfied")
+        #expect(first.hasPrefix("satisfied interfaces=\(inside):wiredEthernet "), "\(first)")
+        #expect(first.contains("ipv4=yes ipv6=yes"), "\(first)")
+        #expect(first.contains("gateways=10.77.0.2,2001:db8:77::2"), "\(first)")
+
+        try change(["route", "del", "default"])
+        let noIPv4Router = try await waitForLine(containing: "gateways=2001:db8:77::2 ")
+        #expect(noIPv4Router.hasPrefix("satisfied"), "a subnet without a router still carries connections: \(noIPv4Router)")
+
+        try change(["link", "set", inside, "down"])
+        let down = try await waitForLine(containing: "unsatisfied")
+        #expect(down == "unsatisfied interfaces=- ipv4=no ipv6=no dns=no gateways=- expensive=no constrained=no")
+
+        try change(["link", "set", inside, "up"])
+        try change(["route", "add", "default", "via", "10.77.0.2"])
+        try await monitor.waitForOutput(containing: "gateways=10.77.0.2")
+        let back = lines().last ?? ""
+        #expect(back.hasPrefix("satisfied interfaces=\(inside):wiredEthernet"), "\(back)")
+        // One line per change, no repeats of an unchanged path.
+        let all = lines()
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0 != $1 }, "\(all)")
+    }
+}
