@@ -65,7 +65,8 @@ struct Connect: ParsableCommand {
     func run() throws {
         let session = ConnectSession(
             host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try parameters(),
-            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait)
+            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait,
+            waitsForNetwork: establishmentOptions.waitForNetwork)
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
     }
@@ -79,6 +80,7 @@ final class ConnectSession: @unchecked Sendable {
     private let udp: Bool
     private let verbose: Bool
     private let udpWait: Double
+    private let waitsForNetwork: Bool
     private let latch = ExitLatch()
     private var signalSources: [DispatchSourceSignal] = []
 
@@ -86,10 +88,14 @@ final class ConnectSession: @unchecked Sendable {
     private var closing = false
     private var exitCode: Int32 = 0
 
-    init(host: NWEndpoint.Host, port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, udpWait: Double) {
+    init(
+        host: NWEndpoint.Host, port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, udpWait: Double,
+        waitsForNetwork: Bool = false
+    ) {
         self.udp = udp
         self.verbose = verbose
         self.udpWait = udpWait
+        self.waitsForNetwork = waitsForNetwork
         connection = NWConnection(host: host, port: port, using: parameters)
     }
 
@@ -122,6 +128,8 @@ final class ConnectSession: @unchecked Sendable {
             StandardInputPump { [self] data, done in
                 queue.async { self.forward(data, done: done) }
             }.start()
+        case .waiting where waitsForNetwork:
+            break  // It tries again by itself when the network changes.
         case .waiting(let error), .failed(let error):
             fail(error)
         case .cancelled:

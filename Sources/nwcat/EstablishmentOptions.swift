@@ -9,6 +9,9 @@ struct EstablishmentOptions: ParsableArguments {
     @Option(help: "TCP: give up connecting after this many seconds (NWProtocolTCP.Options.connectionTimeout).")
     var timeout: Int?
 
+    @Flag(help: "Stay in the waiting state until the network lets the connection through (a link comes up, a route or an address appears: the connection tries again by itself) instead of exiting.")
+    var waitForNetwork = false
+
     func validate(udp: Bool) throws {
         guard let timeout else { return }
         if timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }

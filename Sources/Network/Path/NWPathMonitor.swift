@@ -31,13 +31,13 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     /// A monitor of the interfaces of one type only: its path is satisfied when one of them can
     /// carry traffic.
     public init(requiredInterfaceType: NWInterface.InterfaceType) {
-        self.requirements = PathRequirements(requiredType: SystemInterfaceType(requiredInterfaceType))
+        self.requirements = PathRequirements(requiredType: requiredInterfaceType.systemType)
         self.state = Mutex(State())
     }
 
     /// A monitor that leaves interfaces of the given types out.
     public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) {
-        self.requirements = PathRequirements(prohibitedTypes: Set(prohibitedInterfaceTypes.map(SystemInterfaceType.init)))
+        self.requirements = PathRequirements(prohibitedTypes: Set(prohibitedInterfaceTypes.map(\.systemType)))
         self.state = Mutex(State())
     }
 
@@ -171,18 +171,5 @@ extension NWPathMonitor: AsyncSequence {
     /// An iterator over the monitor's paths.
     public func makeAsyncIterator() -> Iterator {
         Iterator(self)
-    }
-}
-
-extension SystemInterfaceType {
-    init(_ type: NWInterface.InterfaceType) {
-        switch type {
-        case .loopback: self = .loopback
-        case .wifi: self = .wifi
-        case .cellular: self = .cellular
-        case .wiredEthernet: self = .wiredEthernet
-        case .other: self = .other
-        @unknown default: self = .other
-        }
     }
 }

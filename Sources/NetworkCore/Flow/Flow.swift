@@ -60,6 +60,10 @@ package final class Flow: @unchecked Sendable {
 
     private final class ConfigurationBox {
         let configuration: FlowConfiguration
+        /// While waiting: the path-engine subscription, and the path it saw first (a retry
+        /// comes on a change from it, not on the snapshot every subscription starts with).
+        var pathWatch: Int?
+        var pathBaseline: PathFacts?
         init(_ configuration: FlowConfiguration) { self.configuration = configuration }
     }
 
@@ -173,6 +177,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     deinit {
+        if let token = setup?.pathWatch { PathMonitorEngine.shared.unsubscribe(token) }
         // A flow dropped without being started or cancelled must not leak its socket.
         if case .owned(let channel) = transport { channel.close(promise: nil) }
         if case .shared(let peer) = transport { peer.release() }
@@ -343,6 +348,7 @@ package final class Flow: @unchecked Sendable {
         for action in actions {
             switch action {
             case .report(let state):
+                if case .waiting = state { watchPathWhileWaiting() } else { stopWatchingPath() }
                 if state == .ready {
                     report.readyTime = .now()
                     setup = nil
@@ -448,6 +454,37 @@ package final class Flow: @unchecked Sendable {
             perform([.closeTransport(abortive: false)])
             return false
         }
+    }
+
+    /// A waiting flow tries again when the network changes (a link comes up, a route or an
+    /// address appears) into a path it may use, as Apple's waiting connections do. Only waiting
+    /// flows subscribe, so established ones pay nothing for it.
+    private func watchPathWhileWaiting() {
+        guard let box = setup, box.pathWatch == nil else { return }
+        let requirements = box.configuration.pathRequirements
+        box.pathBaseline = nil
+        box.pathWatch = PathMonitorEngine.shared.subscribe { [weak self] inputs in
+            let facts = PathEvaluator.evaluate(inputs, requirements)
+            guard let self else { return }
+            self.eventLoop.execute { self.pathSnapshot(facts) }
+        }
+    }
+
+    private func stopWatchingPath() {
+        guard let box = setup, let token = box.pathWatch else { return }
+        box.pathWatch = nil
+        PathMonitorEngine.shared.unsubscribe(token)
+    }
+
+    private func pathSnapshot(_ facts: PathFacts) {
+        guard let box = setup, box.pathWatch != nil else { return }
+        guard let baseline = box.pathBaseline else {
+            box.pathBaseline = facts
+            return
+        }
+        guard facts != baseline else { return }
+        box.pathBaseline = facts
+        perform(machine.pathChanged(satisfied: facts.status == .satisfied))
     }
 
     private func establishmentTimedOut(_ attempt: Establishment) {

@@ -38,3 +38,14 @@ package struct PathRequirements: Sendable, Equatable {
         return true
     }
 }
+
+extension FlowConfiguration {
+    /// The interfaces this flow may use, as path requirements.
+    package var pathRequirements: PathRequirements {
+        var requirements = PathRequirements(requiredType: requiredInterfaceType, prohibitedTypes: Set(prohibitedInterfaceTypes))
+        requirements.requiredInterfaceName = requiredInterfaceIndex.flatMap(InterfaceTable.name(index:))
+        requirements.prohibitExpensive = prohibitExpensive
+        requirements.prohibitConstrained = prohibitConstrained
+        return requirements
+    }
+}

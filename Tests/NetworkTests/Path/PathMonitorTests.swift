@@ -92,4 +92,34 @@ struct PathMonitorTests {
         let all = lines()
         #expect(zip(all, all.dropFirst()).allSatisfy { $0 != $1 }, "\(all)")
     }
+
+    @Test("a waiting connection tries again when the network comes back (link up), without restart()")
+    func waitingRetriesOnPathChange() async throws {
+        guard let namespace = TestNamespace.make(), let nwcat = builtNWCat() else { return }
+        defer { namespace.tearDown() }
+        let (inside, _) = try namespace.link(addresses: ["10.76.0.1/24"], to: nil, otherAddresses: ["10.76.0.2/24"])
+        let server = try RawSocket()
+        try server.bind(port: 0, anyAddress: true)
+        try server.listen()
+        defer { server.close() }
+        try ShortTool.check(namespace.ip, ["-n", namespace.name, "link", "set", inside, "down"])
+
+        // nwcat's diagnostics (-v) on the captured output too.
+        let client = try PeerProcess(
+            namespace.ip,
+            ["netns", "exec", namespace.name, "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", nwcat, "connect", "-v", "--wait-for-network",
+             "10.76.0.2", "\(server.localPort)"],
+            input: Data("after the link came back\n".utf8))
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "waiting")
+        try await Task.sleep(for: .milliseconds(300))
+        let before = String(decoding: client.standardOutput, as: UTF8.self)
+        #expect(!before.contains("ready"), "no network, yet: \(before)")
+
+        try ShortTool.check(namespace.ip, ["-n", namespace.name, "link", "set", inside, "up"])
+        try await client.waitForOutput(containing: "ready", timeout: 10)
+        let peer = try await offload { try server.accept(timeout: 5) }
+        let (bytes, _) = try await offload { peer.receiveUntilEnd(timeout: 5) }
+        #expect(String(decoding: bytes, as: UTF8.self) == "after the link came back\n")
+    }
 }
