@@ -101,6 +101,12 @@ final class ConnectSession: @unchecked Sendable {
 
     func run() -> Int32 {
         connection.stateUpdateHandler = { [self] state in handle(state) }
+        if verbose {
+            // What the connection learns about its path after it is ready.
+            connection.pathUpdateHandler = { Console.log("path: \(Monitor.line($0))") }
+            connection.viabilityUpdateHandler = { Console.log("viability: \($0)") }
+            connection.betterPathUpdateHandler = { Console.log("better path: \($0)") }
+        }
         connection.start(queue: queue)
         signalSources = onTerminationSignals(queue: queue) { [self] in
             if verbose { Console.log("interrupted") }

@@ -28,10 +28,8 @@ extension NWPath {
             supportsIPv6: facts.supportsIPv6,
             supportsDNS: facts.supportsDNS,
             gateways: facts.gateways.compactMap { gateway in
-                let text = SystemAddress(family: gateway.family, bytes: gateway.bytes, prefixLength: 0).presentation
-                return gateway.family == .inet
-                    ? IPv4Address(text).map { NWEndpoint.hostPort(host: .ipv4($0), port: 0) }
-                    : IPv6Address(text).map { NWEndpoint.hostPort(host: .ipv6($0), port: 0) }
+                NWEndpoint(gateway: SystemRoute(
+                    family: gateway.family, interfaceName: "", destination: [], prefixLength: 0, gateway: gateway.bytes, metric: 0))
             })
     }
 
@@ -64,7 +62,8 @@ extension NWPath {
         )
     }
 
-    private static func bytes(_ address: SocketAddress) -> [UInt8] {
+    /// Network-order address bytes, IPv4-mapped IPv6 unmapped.
+    static func bytes(_ address: SocketAddress) -> [UInt8] {
         switch address {
         case .v4(let v4): return withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
         case .v6(let v6):
@@ -77,7 +76,7 @@ extension NWPath {
         }
     }
 
-    private static func isLoopback(_ address: SocketAddress) -> Bool {
+    static func isLoopback(_ address: SocketAddress) -> Bool {
         let raw = bytes(address)
         return (raw.count == 4 && raw[0] == 127) || raw == [UInt8](repeating: 0, count: 15) + [1]
     }

@@ -31,9 +31,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     private struct Shared {
         var state: State = .setup
         var stateUpdateHandler: (@Sendable (State) -> Void)?
-        var pathUpdateHandler: (@Sendable (NWPath) -> Void)?
-        var viabilityUpdateHandler: (@Sendable (Bool) -> Void)?
-        var betterPathUpdateHandler: (@Sendable (Bool) -> Void)?
+        /// Path, viability and better-path handlers and their engine subscription: boxed, and
+        /// only for connections that set one of them.
+        var pathWatch: ConnectionPathWatch?
         var maximumDatagramSize = 0
     }
 
@@ -71,6 +71,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.delivery = CallbackDelivery(eventLoop: flow.eventLoop)
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
+    }
+
+    deinit {
+        // A connection dropped while following its path stops following it.
+        if let token = shared.withLock({ $0.pathWatch?.token }), token >= 0 { PathMonitorEngine.shared.unsubscribe(token) }
     }
 
     // MARK: - Life cycle
@@ -124,6 +129,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// keeping one per connection would cost ~300 bytes on every idle connection.
     public final var currentPath: NWPath? {
         guard state == .ready else { return nil }
+        if let latest = shared.withLock({ $0.pathWatch?.latestPath }) { return latest }
         if flow.eventLoop.inEventLoop { return NWPath(connectionSnapshot: flow.snapshotOnLoop()) }
         guard let snapshot = try? flow.inspect({ $0 }).wait(), snapshot.state == .ready else { return nil }
         return NWPath(connectionSnapshot: snapshot)
@@ -131,20 +137,90 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// Called when the connection's path becomes known or changes.
     @preconcurrency public final var pathUpdateHandler: (@Sendable (NWPath) -> Void)? {
-        get { shared.withLock { $0.pathUpdateHandler } }
-        set { shared.withLock { $0.pathUpdateHandler = newValue } }
+        get { shared.withLock { $0.pathWatch?.pathHandler } }
+        set { setPathHandlers { $0.pathHandler = newValue } }
     }
 
-    /// Called when the connection stops (false) or starts again (true) being able to pass data.
+    /// Called when the connection stops (false) or starts again (true) being able to pass data:
+    /// the interface that carries it went down, lost its address or came back.
     @preconcurrency public final var viabilityUpdateHandler: (@Sendable (Bool) -> Void)? {
-        get { shared.withLock { $0.viabilityUpdateHandler } }
-        set { shared.withLock { $0.viabilityUpdateHandler = newValue } }
+        get { shared.withLock { $0.pathWatch?.viabilityHandler } }
+        set { setPathHandlers { $0.viabilityHandler = newValue } }
     }
 
-    /// Called when a better path than the current one appears (true) or goes away (false).
+    /// Called when a better path than the current one appears (true: an interface a new
+    /// connection would now prefer, or any usable one when this connection's went away) or goes
+    /// away (false).
     @preconcurrency public final var betterPathUpdateHandler: (@Sendable (Bool) -> Void)? {
-        get { shared.withLock { $0.betterPathUpdateHandler } }
-        set { shared.withLock { $0.betterPathUpdateHandler = newValue } }
+        get { shared.withLock { $0.pathWatch?.betterPathHandler } }
+        set { setPathHandlers { $0.betterPathHandler = newValue } }
+    }
+
+    private func setPathHandlers(_ change: (ConnectionPathWatch) -> Void) {
+        let startWatching = shared.withLock { shared -> Bool in
+            let watch = shared.pathWatch ?? ConnectionPathWatch()
+            shared.pathWatch = watch
+            change(watch)
+            return shared.state == .ready && watch.token == nil && watch.hasHandlers
+        }
+        if startWatching { flow.eventLoop.execute { self.watchPath(self.flow.snapshotOnLoop()) } }
+    }
+
+    /// Follows the path of a ready connection that has path handlers (on the flow's loop).
+    private func watchPath(_ snapshot: FlowSnapshot) {
+        guard snapshot.state == .ready, let local = snapshot.localAddress else { return }
+        let requirements = parameters.pathRequirements
+        let subscribe = shared.withLock { shared -> Bool in
+            guard let watch = shared.pathWatch, watch.hasHandlers, watch.token == nil else { return false }
+            watch.tracker = ConnectionPathTracker(
+                localAddress: NWPath.bytes(local),
+                overLoopback: snapshot.remoteAddress.map(NWPath.isLoopback) ?? false,
+                requirements: requirements)
+            watch.localEndpoint = NWEndpoint(local)
+            watch.remoteEndpoint = snapshot.remoteAddress.flatMap(NWEndpoint.init)
+            watch.token = -1  // claimed; the real token follows
+            return true
+        }
+        guard subscribe else { return }
+        let token = PathMonitorEngine.shared.subscribe { [weak self] inputs in self?.pathInputs(inputs) }
+        let stale = shared.withLock { shared -> Bool in
+            guard let watch = shared.pathWatch, shared.state == .ready else { return true }
+            watch.token = token
+            return false
+        }
+        if stale { PathMonitorEngine.shared.unsubscribe(token) }
+    }
+
+    private func stopWatchingPath() {
+        let token = shared.withLock { shared -> Int? in
+            defer { shared.pathWatch?.token = nil }
+            return shared.pathWatch?.token
+        }
+        if let token, token >= 0 { PathMonitorEngine.shared.unsubscribe(token) }
+    }
+
+    /// A new configuration snapshot (on the engine's loop): tell the handlers what changed.
+    private func pathInputs(_ inputs: PathInputs) {
+        let work = shared.withLock { shared -> [@Sendable () -> Void] in
+            guard shared.state == .ready, let watch = shared.pathWatch, var tracker = watch.tracker else { return [] }
+            let events = tracker.observe(inputs)
+            watch.tracker = tracker
+            var work: [@Sendable () -> Void] = []
+            for event in events {
+                switch event {
+                case .path(let observation):
+                    let path = watch.path(observation)
+                    watch.latestPath = path
+                    if let handler = watch.pathHandler { work.append { handler(path) } }
+                case .viability(let viable):
+                    if let handler = watch.viabilityHandler { work.append { handler(viable) } }
+                case .betterPath(let better):
+                    if let handler = watch.betterPathHandler { work.append { handler(better) } }
+                }
+            }
+            return work
+        }
+        for item in work { delivery.deliver(item) }
     }
 
     /// The largest datagram one send may carry (UDP), or the largest single write for streams;
@@ -157,27 +233,30 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var path: NWPath?
         if flowState == .ready {
             let snapshot = flow.snapshotOnLoop()
-            if shared.withLock({ $0.pathUpdateHandler != nil }) {
+            if shared.withLock({ $0.pathWatch?.pathHandler != nil }) {
                 path = NWPath(connectionSnapshot: snapshot)
             }
             let datagramSize = Self.maximumDatagramSize(snapshot)
             shared.withLock { $0.maximumDatagramSize = datagramSize }
         }
         shared.withLock { $0.state = newState }
+        if flowState == .ready {
+            if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath(flow.snapshotOnLoop()) }
+        } else {
+            stopWatchingPath()
+        }
         let readyPath = path
         delivery.deliver { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
             handler?(newState)
-            if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathUpdateHandler }) {
+            if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathWatch?.pathHandler }) {
                 pathHandler(path)
             }
             if newState == .cancelled {
                 // Nothing follows `cancelled`: drop every handler so captured objects are freed.
                 self.shared.withLock {
                     $0.stateUpdateHandler = nil
-                    $0.pathUpdateHandler = nil
-                    $0.viabilityUpdateHandler = nil
-                    $0.betterPathUpdateHandler = nil
+                    $0.pathWatch = nil
                 }
             }
         }

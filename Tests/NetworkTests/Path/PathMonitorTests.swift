@@ -122,4 +122,48 @@ struct PathMonitorTests {
         let (bytes, _) = try await offload { peer.receiveUntilEnd(timeout: 5) }
         #expect(String(decoding: bytes, as: UTF8.self) == "after the link came back\n")
     }
+
+    @Test("a ready connection hears when its interface goes down and back (viability, path) and when a preferred one appears (better path)")
+    func viabilityAndBetterPath() async throws {
+        guard let namespace = TestNamespace.make(), let nwcat = builtNWCat() else { return }
+        defer { namespace.tearDown() }
+        let ip = namespace.ip
+        let (inside, _) = try namespace.link(addresses: ["10.74.0.1/24"], to: nil, otherAddresses: ["10.74.0.2/24"])
+        let server = try RawSocket()
+        try server.bind(port: 0, anyAddress: true)
+        try server.listen()
+        defer { server.close() }
+
+        let client = try PeerProcess(
+            ip,
+            ["netns", "exec", namespace.name, "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", nwcat, "connect", "-v",
+             "10.74.0.2", "\(server.localPort)"],
+            input: Data())
+        defer { client.stop() }
+        let peer = try await offload { try server.accept(timeout: 10) }
+        defer { peer.close() }
+        try await client.waitForOutput(containing: "path: satisfied interfaces=\(inside):wiredEthernet")
+        func output() -> String { String(decoding: client.standardOutput, as: UTF8.self) }
+
+        // The connection's interface goes down: not viable; back up: viable again.
+        try ShortTool.check(ip, ["-n", namespace.name, "link", "set", inside, "down"])
+        try await client.waitForOutput(containing: "viability: false")
+        #expect(output().contains("path: unsatisfied"), "\(output())")
+        try ShortTool.check(ip, ["-n", namespace.name, "link", "set", inside, "up"])
+        try await client.waitForOutput(containing: "viability: true")
+
+        // A second link with a default route: a new connection would prefer it.
+        let second = "\(namespace.name)c", outside = "\(namespace.name)p"
+        try ShortTool.check(ip, ["link", "add", second, "netns", namespace.name, "type", "veth", "peer", "name", outside])
+        defer { _ = try? ShortTool.check(ip, ["link", "del", outside]) }
+        try ShortTool.check(ip, ["-n", namespace.name, "addr", "add", "10.73.0.1/24", "dev", second])
+        try ShortTool.check(ip, ["addr", "add", "10.73.0.2/24", "dev", outside])
+        try ShortTool.check(ip, ["link", "set", outside, "up"])
+        try ShortTool.check(ip, ["-n", namespace.name, "link", "set", second, "up"])
+        try ShortTool.check(ip, ["-n", namespace.name, "route", "add", "default", "via", "10.73.0.2", "dev", second])
+        try await client.waitForOutput(containing: "better path: true")
+        try ShortTool.check(ip, ["-n", namespace.name, "route", "del", "default"])
+        try await client.waitForOutput(containing: "better path: false")
+        #expect(!output().contains("failed"), "\(output())")
+    }
 }

@@ -1,0 +1,66 @@
+import NIOCore
+import NetworkCore
+import NetworkSystem
+
+/// The path side of one connection: its path, viability and better-path handlers, and, once it
+/// is ready, its subscription to the path engine. Only connections that set one of those
+/// handlers have one, so the rest pay nothing for it. Touched under the connection's lock.
+final class ConnectionPathWatch: @unchecked Sendable {
+    var pathHandler: (@Sendable (NWPath) -> Void)?
+    var viabilityHandler: (@Sendable (Bool) -> Void)?
+    var betterPathHandler: (@Sendable (Bool) -> Void)?
+    /// The engine subscription while ready.
+    var token: Int?
+    var tracker: ConnectionPathTracker?
+    var localEndpoint: NWEndpoint?
+    var remoteEndpoint: NWEndpoint?
+    /// The newest path seen by the tracker (after a change), for `currentPath`.
+    var latestPath: NWPath?
+
+    var hasHandlers: Bool { pathHandler != nil || viabilityHandler != nil || betterPathHandler != nil }
+
+    /// The connection's path for an observation.
+    func path(_ observation: ConnectionPathTracker.Observation) -> NWPath {
+        let interface = observation.interface
+        let families = Set(interface?.addresses.map(\.family) ?? [])
+        return NWPath(
+            status: observation.viable ? .satisfied : .unsatisfied,
+            availableInterfaces: interface.map { [NWInterface($0)] } ?? [],
+            isExpensive: interface?.isExpensive ?? false,
+            isConstrained: interface?.isConstrained ?? false,
+            supportsIPv4: observation.viable && families.contains(.inet),
+            supportsIPv6: observation.viable && families.contains(.inet6),
+            supportsDNS: observation.viable,
+            gateways: observation.gateways.compactMap { NWEndpoint(gateway: $0) },
+            localEndpoint: localEndpoint,
+            remoteEndpoint: remoteEndpoint)
+    }
+}
+
+extension NWEndpoint {
+    /// A default route's next hop as an endpoint (port 0).
+    init?(gateway route: SystemRoute) {
+        guard let bytes = route.gateway else { return nil }
+        let text = SystemAddress(family: route.family, bytes: bytes, prefixLength: 0).presentation
+        if route.family == .inet, let address = IPv4Address(text) {
+            self = .hostPort(host: .ipv4(address), port: 0)
+        } else if route.family == .inet6, let address = IPv6Address(text) {
+            self = .hostPort(host: .ipv6(address), port: 0)
+        } else {
+            return nil
+        }
+    }
+}
+
+extension NWParameters {
+    /// The interfaces a connection with these parameters may use, as path requirements.
+    var pathRequirements: PathRequirements {
+        var requirements = PathRequirements(
+            requiredType: requiredInterfaceType == .other ? nil : requiredInterfaceType.systemType,
+            prohibitedTypes: Set((prohibitedInterfaceTypes ?? []).map(\.systemType)))
+        requirements.requiredInterfaceName = requiredInterface?.name
+        requirements.prohibitExpensive = prohibitExpensivePaths
+        requirements.prohibitConstrained = prohibitConstrainedPaths
+        return requirements
+    }
+}
