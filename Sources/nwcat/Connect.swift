@@ -59,6 +59,7 @@ struct Connect: ParsableCommand {
         }
         try proxyOptions.apply(to: parameters)
         establishmentOptions.apply(to: parameters)
+        options.apply(to: parameters)
         return parameters
     }
 

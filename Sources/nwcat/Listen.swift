@@ -41,8 +41,10 @@ struct Listen: ParsableCommand {
     }
 
     func run() throws {
+        let parameters = try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls, listening: true)
+        options.apply(to: parameters)
         let session = ListenSession(
-            port: parsePort(port)!, parameters: try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls, listening: true),
+            port: parsePort(port)!, parameters: parameters,
             udp: options.udp || tlsOptions.dtls, verbose: options.verbose, echo: echo)
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Network
 
 @main
 struct NWCat: ParsableCommand {
@@ -34,4 +35,12 @@ struct CommonOptions: ParsableArguments {
 
     @Flag(name: [.short, .long], help: "Print state changes (preparing, ready, ...) to standard error; connect also prints the establishment report and a `timing key=value ...` line for scripts.")
     var verbose = false
+
+    @Flag(help: "TCP: use Multipath TCP (multipathServiceType = .handover); it falls back to TCP with a peer that does not speak it.")
+    var multipath = false
+
+    /// Applies the options that go into the parameters.
+    func apply(to parameters: NWParameters) {
+        if multipath { parameters.multipathServiceType = .handover }
+    }
 }

@@ -91,6 +91,7 @@ extension NWParameters {
         configuration.prohibitedInterfaceTypes = (prohibitedInterfaceTypes ?? []).map(\.systemType)
         configuration.prohibitedInterfaceIndexes = (prohibitedInterfaces ?? []).map(\.index)
         configuration.prohibitExpensive = prohibitExpensivePaths
+        configuration.multipath = multipathServiceType != .disabled
         configuration.prohibitConstrained = prohibitConstrainedPaths
         return configuration
     }

@@ -523,6 +523,9 @@ final class Establishment: @unchecked Sendable {
                 // Apple has no per-attempt timeout of its own; keep NIO's out of the way and
                 // let the kernel (or `connectionTimeout`) decide.
                 .connectTimeout(.seconds(130))
+            if configuration.multipath && MPTCPSupport.available {
+                bootstrap = bootstrap.enableMPTCP(true)
+            }
             // Fast Open is best effort: the kernel refuses it when net.ipv4.tcp_fastopen has
             // client support off, and the connection must then go ahead without it. With it, the
             // kernel sends the SYN only with the first write, so it is used only when a first

@@ -72,6 +72,9 @@ package struct FlowConfiguration: Sendable {
     /// `prohibitExpensivePaths` / `prohibitConstrainedPaths`, checked against the interface a
     /// connected socket actually uses.
     package var prohibitExpensive = false
+    /// `multipathServiceType` other than `.disabled`: the TCP socket is Multipath TCP (when the
+    /// kernel has it), which falls back to plain TCP by itself when the peer does not speak it.
+    package var multipath = false
     package var prohibitConstrained = false
     /// TLS over the transport (TCP only for now), nil for none.
     package var tls: FlowTLSConfiguration?

@@ -204,6 +204,7 @@ package final class FlowListener: @unchecked Sendable {
                 // NIO turns Nagle off by default; Apple leaves it on unless `noDelay` is set.
                 + [.init(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: configuration.child.tcp.noDelay ? 1 : 0)]
             let bootstrap = ServerBootstrap(group: eventLoop, childGroup: Engine.group)
+                .enableMPTCP(configuration.child.multipath && MPTCPSupport.available)
                 .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
                 .childChannelOption(ChannelOptions.autoRead, value: false)
                 .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
