@@ -22,6 +22,11 @@ package final class PathMonitorEngine: Sendable {
         var nextToken = 0
         var started = false
         var failure: SystemError?
+        /// The newest snapshot, while the rtnetlink watch runs: no change was read since it was
+        /// taken, so it is current, and a new subscriber gets it without re-reading the tables
+        /// (many connections may begin to wait at once).
+        var latest: PathInputs?
+        var watching = false
     }
 
     private init() {
@@ -51,13 +56,21 @@ package final class PathMonitorEngine: Sendable {
         eventLoop.execute {
             // Still subscribed (an unsubscribe may have come first)?
             guard let handler = self.state.withLock({ $0.subscribers[token] }) else { return }
-            handler(Self.snapshot())
+            handler(self.currentInputs())
         }
         return token
     }
 
     package func unsubscribe(_ token: Int) {
         state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+    }
+
+    /// The cached snapshot if the watch guarantees it is current, else a fresh one (on the loop).
+    private func currentInputs() -> PathInputs {
+        if let cached = state.withLock({ $0.watching ? $0.latest : nil }) { return cached }
+        let inputs = Self.snapshot()
+        state.withLock { if $0.watching { $0.latest = inputs } }
+        return inputs
     }
 
     /// Why watching failed, if it did (the subscribers then only get their first snapshot).
@@ -78,14 +91,23 @@ package final class PathMonitorEngine: Sendable {
                 }
             }
             .takingOwnershipOfDescriptor(input: fd)
-            .whenFailure { error in
-                self.state.withLock { $0.failure = SystemError(errno: EIO, call: "watching rtnetlink: \(error)") }
+            .whenComplete { result in
+                switch result {
+                case .success:
+                    self.state.withLock { $0.watching = true }
+                case .failure(let error):
+                    self.state.withLock { $0.failure = SystemError(errno: EIO, call: "watching rtnetlink: \(error)") }
+                }
             }
     }
 
     /// The socket closed under us (a read error): a new one, and a fresh snapshot for everyone,
     /// since changes may have been missed meanwhile.
     fileprivate func watchAgain() {
+        state.withLock {
+            $0.watching = false
+            $0.latest = nil
+        }
         eventLoop.scheduleTask(in: .milliseconds(100)) {
             self.startWatching()
             self.changed()
@@ -94,9 +116,12 @@ package final class PathMonitorEngine: Sendable {
 
     /// A burst of changes was read: every subscriber gets the new configuration.
     fileprivate func changed() {
-        let handlers = state.withLock { Array($0.subscribers.values) }
+        let handlers = state.withLock { state -> [Handler] in
+            state.latest = nil
+            return Array(state.subscribers.values)
+        }
         guard !handlers.isEmpty else { return }
-        let inputs = Self.snapshot()
+        let inputs = currentInputs()
         for handler in handlers { handler(inputs) }
     }
 }

@@ -205,7 +205,9 @@ import Testing
             }
             #expect(message.contains("within 0.5 s"), "\(message)")
         }
-        #expect(Date().timeIntervalSince(started) < 3)
+        // The 0.5 s limit, not the 10 s default (with room for a machine busy with every other
+        // suite: continuations can wait seconds for a cooperative thread there).
+        #expect(Date().timeIntervalSince(started) < 6)
     }
 
     @Test func theCacheLoadsEachSourceOnce() async throws {

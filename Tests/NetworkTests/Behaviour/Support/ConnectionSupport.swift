@@ -210,3 +210,25 @@ struct SentChunks {
         }
     }
 }
+
+/// `events` with the extra rounds of a wait folded away: a waiting connection tries again when
+/// its path changes, and other suites add and remove links on this machine meanwhile, so
+/// `waiting(e), preparing, waiting(e)` may show up where one `waiting(e)` is meant.
+func foldingWaitingRetries(_ events: [Event]) -> [Event] {
+    var folded: [Event] = []
+    for event in events {
+        if case .state(.waiting) = event, folded.count >= 2, folded[folded.count - 1] == .state(.preparing),
+            folded[folded.count - 2] == event
+        {
+            folded.removeLast()
+            continue
+        }
+        folded.append(event)
+    }
+    return folded
+}
+
+/// The same for a list of states.
+func foldingWaitingRetries(_ states: [NWConnection.State]) -> [NWConnection.State] {
+    foldingWaitingRetries(states.map(Event.state)).compactMap { if case .state(let state) = $0 { return state } else { return nil } }
+}
