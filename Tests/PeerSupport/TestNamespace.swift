@@ -103,11 +103,14 @@ public final class TestNamespace: @unchecked Sendable {
     /// Joins two namespaces (or this one and the test's own, when `other` is nil) with a veth
     /// pair, gives each end its addresses (`10.1.2.3/24`, `2001:db8::1/64`; IPv6 without
     /// duplicate address detection, so they are usable at once) and brings both up. Returns
-    /// the interface names (this side, other side).
+    /// the interface names (this side, other side). `second` makes a second pair between the
+    /// same two (other interface names).
     @discardableResult
-    public func link(addresses: [String], to other: TestNamespace?, otherAddresses: [String]) throws -> (String, String) {
-        let mine = "\(name)a"
-        let theirs = other.map { "\($0.name)b" } ?? "\(name)o"
+    public func link(
+        addresses: [String], to other: TestNamespace?, otherAddresses: [String], second: Bool = false
+    ) throws -> (String, String) {
+        let mine = "\(name)\(second ? "c" : "a")"
+        let theirs = other.map { "\($0.name)\(second ? "d" : "b")" } ?? "\(name)\(second ? "p" : "o")"
         if let other {
             try ShortTool.check(ip, ["link", "add", mine, "netns", name, "type", "veth", "peer", "name", theirs, "netns", other.name])
         } else {

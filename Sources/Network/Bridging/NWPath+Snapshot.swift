@@ -27,10 +27,7 @@ extension NWPath {
             supportsIPv4: facts.supportsIPv4,
             supportsIPv6: facts.supportsIPv6,
             supportsDNS: facts.supportsDNS,
-            gateways: facts.gateways.compactMap { gateway in
-                NWEndpoint(gateway: SystemRoute(
-                    family: gateway.family, interfaceName: "", destination: [], prefixLength: 0, gateway: gateway.bytes, metric: 0))
-            })
+            gateways: facts.gateways.compactMap(NWEndpoint.init(gateway:)))
     }
 
     /// The path of an established connection: satisfied, over the interface that owns the local

@@ -231,8 +231,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     private func flowStateChanged(_ flowState: FlowConnectionState) {
         let newState = State(flowState)
         var path: NWPath?
+        var readySnapshot: FlowSnapshot?
         if flowState == .ready {
             let snapshot = flow.snapshotOnLoop()
+            readySnapshot = snapshot
             if shared.withLock({ $0.pathWatch?.pathHandler != nil }) {
                 path = NWPath(connectionSnapshot: snapshot)
             }
@@ -240,8 +242,8 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             shared.withLock { $0.maximumDatagramSize = datagramSize }
         }
         shared.withLock { $0.state = newState }
-        if flowState == .ready {
-            if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath(flow.snapshotOnLoop()) }
+        if let readySnapshot {
+            if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath(readySnapshot) }
         } else {
             stopWatchingPath()
         }

@@ -61,9 +61,7 @@ package struct ConnectionPathTracker: Sendable {
                 better = first.name != owner?.name
             }
         }
-        let gateways = owner.map { owner in
-            inputs.routes.filter { $0.isDefault && $0.interfaceName == owner.name && $0.gateway != nil }.sorted { $0.metric < $1.metric }
-        } ?? []
+        let gateways = owner.map { inputs.routes.defaultGateways(over: [$0.name]) } ?? []
         return Observation(interface: owner, viable: viable, betterPathAvailable: better, gateways: gateways)
     }
 }

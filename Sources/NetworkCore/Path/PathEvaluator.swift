@@ -42,11 +42,7 @@ package enum PathEvaluator {
                 return ra != rb ? ra < rb : a.interface.index < b.interface.index
             }
         }
-        let names = Set(candidates.map(\.interface.name))
-        let gateways = inputs.routes
-            .filter { $0.isDefault && names.contains($0.interfaceName) && $0.gateway != nil }
-            .sorted { $0.metric < $1.metric }
-            .map { (family: $0.family, bytes: $0.gateway!) }
+        let gateways = inputs.routes.defaultGateways(over: Set(candidates.map(\.interface.name)))
         let first = candidates[0].interface
         return PathFacts(
             status: .satisfied,

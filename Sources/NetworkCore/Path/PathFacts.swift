@@ -7,8 +7,8 @@ package struct PathFacts: Sendable, Equatable, CustomStringConvertible {
     package var status: Status
     /// The interfaces the path may use, best first.
     package var interfaces: [SystemInterface]
-    /// Default gateways over those interfaces (network-order bytes), best first.
-    package var gateways: [(family: SocketFamily, bytes: [UInt8])]
+    /// The default routes (with a gateway) over those interfaces, best first.
+    package var gateways: [SystemRoute]
     package var supportsIPv4: Bool
     package var supportsIPv6: Bool
     package var supportsDNS: Bool
@@ -20,17 +20,11 @@ package struct PathFacts: Sendable, Equatable, CustomStringConvertible {
         status: .unsatisfied, interfaces: [], gateways: [], supportsIPv4: false, supportsIPv6: false,
         supportsDNS: false, isExpensive: false, isConstrained: false)
 
-    package static func == (lhs: PathFacts, rhs: PathFacts) -> Bool {
-        lhs.status == rhs.status && lhs.interfaces == rhs.interfaces
-            && lhs.gateways.map(\.family) == rhs.gateways.map(\.family) && lhs.gateways.map(\.bytes) == rhs.gateways.map(\.bytes)
-            && lhs.supportsIPv4 == rhs.supportsIPv4 && lhs.supportsIPv6 == rhs.supportsIPv6
-            && lhs.supportsDNS == rhs.supportsDNS && lhs.isExpensive == rhs.isExpensive
-            && lhs.isConstrained == rhs.isConstrained
-    }
-
     package var description: String {
         let names = interfaces.map { "\($0.name)(\($0.type))" }.joined(separator: ",")
-        let via = gateways.map { SystemAddress(family: $0.family, bytes: $0.bytes, prefixLength: 0).presentation }
+        let via = gateways.compactMap { route in
+            route.gateway.map { SystemAddress(family: route.family, bytes: $0, prefixLength: 0).presentation }
+        }
         return "\(status) interfaces=[\(names)] ipv4=\(supportsIPv4) ipv6=\(supportsIPv6) dns=\(supportsDNS) "
             + "gateways=\(via) expensive=\(isExpensive) constrained=\(isConstrained)"
     }

@@ -32,3 +32,11 @@ package struct SystemRoute: Sendable, Hashable, CustomStringConvertible {
         return "\(target)\(via) dev \(interfaceName) metric \(metric)"
     }
 }
+
+extension Array where Element == SystemRoute {
+    /// The default routes with a gateway that leave through one of `interfaceNames`, lowest
+    /// metric first.
+    package func defaultGateways(over interfaceNames: Set<String>) -> [SystemRoute] {
+        filter { $0.isDefault && $0.gateway != nil && interfaceNames.contains($0.interfaceName) }.sorted { $0.metric < $1.metric }
+    }
+}

@@ -39,7 +39,7 @@ struct PathEvaluatorTests {
         #expect(path.status == .satisfied)
         #expect(path.interfaces.map(\.name) == ["eth0"])
         #expect(path.supportsIPv4 && !path.supportsIPv6 && path.supportsDNS)
-        #expect(path.gateways.map(\.bytes) == [[192, 0, 2, 1]])
+        #expect(path.gateways.map(\.gateway) == [[192, 0, 2, 1]])
     }
 
     @Test func linkDownOrWithoutCarrierOrOnlyLinkLocalIsUnusable() {
@@ -69,7 +69,7 @@ struct PathEvaluatorTests {
         let routes = [Self.defaultRoute("wwan0", via: [100, 64, 0, 1], metric: 700), Self.defaultRoute("wlan0", via: [10, 0, 0, 1], metric: 600)]
         let path = PathEvaluator.evaluate(PathInputs(interfaces: [Self.loopback, eth, wifi, cell], routes: routes, hasNameServers: true))
         #expect(path.interfaces.map(\.name) == ["wlan0", "wwan0", "eth0"])
-        #expect(path.gateways.map(\.bytes) == [[10, 0, 0, 1], [100, 64, 0, 1]])
+        #expect(path.gateways.map(\.gateway) == [[10, 0, 0, 1], [100, 64, 0, 1]])
         #expect(!path.isExpensive)
 
         // Only cellular left: the path is expensive.

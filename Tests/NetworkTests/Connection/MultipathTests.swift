@@ -74,12 +74,7 @@ struct MultipathTests {
         // Two links between the namespaces: 10.72.1.0/24 (the one the connection starts on) and
         // 10.72.2.0/24 (announced as a subflow endpoint on the client).
         let (first, _) = try client.link(addresses: ["10.72.1.1/24"], to: server, otherAddresses: ["10.72.1.2/24"])
-        let second = "\(client.name)d", secondPeer = "\(server.name)e"
-        try run(["link", "add", second, "netns", client.name, "type", "veth", "peer", "name", secondPeer, "netns", server.name])
-        try run(["-n", client.name, "addr", "add", "10.72.2.1/24", "dev", second])
-        try run(["-n", server.name, "addr", "add", "10.72.2.2/24", "dev", secondPeer])
-        try run(["-n", client.name, "link", "set", second, "up"])
-        try run(["-n", server.name, "link", "set", secondPeer, "up"])
+        let (second, _) = try client.link(addresses: ["10.72.2.1/24"], to: server, otherAddresses: ["10.72.2.2/24"], second: true)
         // The second subflow leaves from 10.72.2.1 towards the server's 10.72.1.2: over link 2.
         try run(["-n", client.name, "rule", "add", "from", "10.72.2.1", "table", "100"])
         try run(["-n", client.name, "route", "add", "10.72.1.0/24", "via", "10.72.2.2", "dev", second, "table", "100"])

@@ -153,13 +153,7 @@ struct PathMonitorTests {
         try await client.waitForOutput(containing: "viability: true")
 
         // A second link with a default route: a new connection would prefer it.
-        let second = "\(namespace.name)c", outside = "\(namespace.name)p"
-        try ShortTool.check(ip, ["link", "add", second, "netns", namespace.name, "type", "veth", "peer", "name", outside])
-        defer { _ = try? ShortTool.check(ip, ["link", "del", outside]) }
-        try ShortTool.check(ip, ["-n", namespace.name, "addr", "add", "10.73.0.1/24", "dev", second])
-        try ShortTool.check(ip, ["addr", "add", "10.73.0.2/24", "dev", outside])
-        try ShortTool.check(ip, ["link", "set", outside, "up"])
-        try ShortTool.check(ip, ["-n", namespace.name, "link", "set", second, "up"])
+        let (second, _) = try namespace.link(addresses: ["10.73.0.1/24"], to: nil, otherAddresses: ["10.73.0.2/24"], second: true)
         try ShortTool.check(ip, ["-n", namespace.name, "route", "add", "default", "via", "10.73.0.2", "dev", second])
         try await client.waitForOutput(containing: "better path: true")
         try ShortTool.check(ip, ["-n", namespace.name, "route", "del", "default"])
