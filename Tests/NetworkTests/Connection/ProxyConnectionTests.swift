@@ -143,7 +143,9 @@ struct ProxyConnectionTests {
         var endpoint: NWEndpoint { .hostPort(host: "localhost", port: NWEndpoint.Port(rawValue: port)!) }
 
         /// Nil (after recording a failure under CI) when socat or tinyproxy is missing.
-        static func start() async throws -> HTTPSProxy? {
+        /// `certificate`/`key` (PEM files): what the proxy presents instead of a fresh
+        /// self-signed identity.
+        static func start(certificate: String? = nil, key: String? = nil) async throws -> HTTPSProxy? {
             let directory = try ProxyConnectionTests.temporaryDirectory()
             let identity = try TLSInteropTests.Identity.make()
             guard let socat = PeerProcess.executable("socat"),
@@ -151,7 +153,8 @@ struct ProxyConnectionTests {
             else { return nil }
             let port = try freePort()
             let front = try PeerProcess(socat, [
-                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,verify=0,cert=\(identity.certificatePath),key=\(identity.keyPath)",
+                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,verify=0,"
+                    + "cert=\(certificate ?? identity.certificatePath),key=\(key ?? identity.keyPath)",
                 "TCP:127.0.0.1:\(proxyPort)",
             ])
             try await waitUntilBound(port: port, udp: false)
@@ -246,5 +249,49 @@ struct ProxyConnectionTests {
             return
         }
         #expect(!proxy.logged.contains("CONNECT"), "the CONNECT must not be sent to an untrusted proxy: \(proxy.logged)")
+    }
+
+    @Test("an https:// proxy from the environment is verified against the system trust store and its name")
+    func httpsProxyFromTheEnvironment() async throws {
+        guard let tools = try await TLSVerificationErrorTests.tools() else { return }
+        let certificates = try await TLSVerificationErrorTests.Certificates.make(certtool: tools.certtool)
+        defer { try? FileManager.default.removeItem(at: certificates.directory) }
+        // The proxy presents the CA-signed leaf for localhost.
+        guard let proxy = try await HTTPSProxy.start(certificate: certificates.path("good.pem"), key: certificates.key) else { return }
+        defer { proxy.stop() }
+        let (listener, port) = try await TLSInteropTests.startEchoOnceListener(queue: DispatchQueue(label: "env-https-proxy"))
+        defer { listener.cancel() }
+        // Loopback destinations never use environment proxies: reach the listener through one
+        // of this machine's own global addresses instead.
+        guard let ip = PeerProcess.executable("ip", package: "iproute2") else { return }
+        let listing = try ShortTool.check(ip, ["-4", "-o", "addr", "show", "scope", "global"])
+        let host = try #require(
+            listing.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                guard let inet = words.firstIndex(of: "inet"), inet + 1 < words.count else { return nil }
+                return words[inet + 1].split(separator: "/").first.map(String.init)
+            }.first, "this machine has no global IPv4 address")
+
+        func connect(trusting bundle: String) async throws -> (status: Int32?, output: String, error: String) {
+            // Standard input stays open a moment after the line: our end of stream would be the
+            // TLS session's close_notify to the proxy, and socat then drops the tunnel at once.
+            let script = "mount --bind \"$0\" \(TLSVerificationErrorTests.systemBundle) && "
+                + "{ printf 'through the environment\\047s proxy\\n'; sleep 1; } | exec \"$@\""
+            return try await ToolProcess.run(
+                tools.unshare, ["--mount", "--propagation", "private", "sh", "-c", script, bundle,
+                                "env", "-i", "all_proxy=https://localhost:\(proxy.port)",
+                                tools.nwcat, "connect", host, "\(port)"],
+                timeout: 20)
+        }
+        // The real store lacks the CA: refused with a TLS error, and the CONNECT never sent.
+        let refused = try await connect(trusting: TLSVerificationErrorTests.systemBundle)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("-9807"), "stderr: \(refused.error)")
+        #expect(!proxy.logged.contains("CONNECT"), "tinyproxy log: \(proxy.logged)")
+        // With the CA in the (namespaced) store: through the proxy.
+        let trusted = try await connect(trusting: certificates.bundle)
+        #expect(trusted.output == "through the environment's proxy\n", "stderr: \(trusted.error)")
+        #expect(proxy.logged.contains("CONNECT \(host):\(port)"), "tinyproxy log: \(proxy.logged)")
+        try TLSVerificationErrorTests.expectSystemStoreUntouched(certificates)
     }
 }
