@@ -84,6 +84,16 @@ extension NWParameters {
         // .systemDefault keeps answers fresh (the system default on Linux); .allow and
         // .persistent use an expired answer at once while a fresh query runs.
         configuration.allowExpiredDNS = expiredDNSBehavior == .allow || expiredDNSBehavior == .persistent
+        applyInterfaceRules(to: &configuration)
+        configuration.multipath = multipathServiceType != .disabled
+        return configuration
+    }
+}
+
+extension NWParameters {
+    /// Which interfaces a connection may use: the required and prohibited interfaces and types,
+    /// and the expensive/constrained prohibitions.
+    func applyInterfaceRules(to configuration: inout FlowConfiguration) {
         configuration.requiredInterfaceIndex = requiredInterface?.index
         if requiredInterfaceType != .other {
             configuration.requiredInterfaceType = requiredInterfaceType.systemType
@@ -91,8 +101,13 @@ extension NWParameters {
         configuration.prohibitedInterfaceTypes = (prohibitedInterfaceTypes ?? []).map(\.systemType)
         configuration.prohibitedInterfaceIndexes = (prohibitedInterfaces ?? []).map(\.index)
         configuration.prohibitExpensive = prohibitExpensivePaths
-        configuration.multipath = multipathServiceType != .disabled
         configuration.prohibitConstrained = prohibitConstrainedPaths
-        return configuration
+    }
+
+    /// The same rules as path requirements (what the path engine checks interfaces against).
+    var pathRequirements: PathRequirements {
+        var configuration = FlowConfiguration(target: .unix(path: ""))
+        applyInterfaceRules(to: &configuration)
+        return configuration.pathRequirements
     }
 }

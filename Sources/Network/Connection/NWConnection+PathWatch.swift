@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NetworkCore
 import NetworkSystem
@@ -41,26 +42,13 @@ extension NWEndpoint {
     /// A default route's next hop as an endpoint (port 0).
     init?(gateway route: SystemRoute) {
         guard let bytes = route.gateway else { return nil }
-        let text = SystemAddress(family: route.family, bytes: bytes, prefixLength: 0).presentation
-        if route.family == .inet, let address = IPv4Address(text) {
+        switch route.family {
+        case .inet:
+            guard let address = IPv4Address(Data(bytes)) else { return nil }
             self = .hostPort(host: .ipv4(address), port: 0)
-        } else if route.family == .inet6, let address = IPv6Address(text) {
+        case .inet6:
+            guard let address = IPv6Address(Data(bytes)) else { return nil }
             self = .hostPort(host: .ipv6(address), port: 0)
-        } else {
-            return nil
         }
-    }
-}
-
-extension NWParameters {
-    /// The interfaces a connection with these parameters may use, as path requirements.
-    var pathRequirements: PathRequirements {
-        var requirements = PathRequirements(
-            requiredType: requiredInterfaceType == .other ? nil : requiredInterfaceType.systemType,
-            prohibitedTypes: Set((prohibitedInterfaceTypes ?? []).map(\.systemType)))
-        requirements.requiredInterfaceName = requiredInterface?.name
-        requirements.prohibitExpensive = prohibitExpensivePaths
-        requirements.prohibitConstrained = prohibitConstrainedPaths
-        return requirements
     }
 }

@@ -55,15 +55,14 @@ enum RoutePlanner {
                     switch choice {
                     case .direct:
                         routes.append(.direct)
-                    case .httpConnect(let proxyHost, let proxyPort):
+                    case .httpConnect(let proxyHost, let proxyPort), .httpsConnect(let proxyHost, let proxyPort):
+                        let overTLS: Bool
+                        if case .httpsConnect = choice { overTLS = true } else { overTLS = false }
                         routes.append(.proxy(ProxyDescription(
-                            kind: .httpCONNECT(tlsToProxy: false), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
+                            kind: .httpCONNECT(tlsToProxy: overTLS), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
                     case .socks5(let proxyHost, let proxyPort):
                         routes.append(.proxy(ProxyDescription(
                             kind: .socks5(proxyResolvesNames: true), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
-                    case .httpsConnect(let proxyHost, let proxyPort):
-                        routes.append(.proxy(ProxyDescription(
-                            kind: .httpCONNECT(tlsToProxy: true), server: .hostPort(host: proxyHost, port: proxyPort, interfaceName: nil))))
                     case .socks4:
                         continue
                     }
