@@ -1,7 +1,13 @@
 // swift-tools-version:6.1
 // Benchmarks for the Network package (separate package so the main package has no benchmark deps).
 // See README.md for the method; run.sh runs everything and writes RESULTS.md.
+import Foundation
 import PackageDescription
+
+// SwiftPM names a path dependency after the folder it sits in, so the parent package's identity is
+// whatever the checkout happens to be called (`main`, `swift-network-linux`, `ci-try` ...).
+let networkPackage = URL(fileURLWithPath: Context.packageDirectory)
+    .deletingLastPathComponent().standardizedFileURL.lastPathComponent
 
 let package = Package(
     name: "NetworkBenchmarks",
@@ -32,7 +38,7 @@ let package = Package(
             name: "NWClients",
             dependencies: [
                 "BenchSupport",
-                .product(name: "Network", package: "main"),
+                .product(name: "Network", package: networkPackage),
             ]
         ),
         // CLI executables: one invocation = one measurement = one JSON line on stdout.
