@@ -9,6 +9,8 @@ public typealias OSStatus = Int32
 public let errSecSuccess: OSStatus = 0
 /// A parameter was missing or not valid (for example an empty certificate list).
 public let errSecParam: OSStatus = -50
+/// A system component the call relies on failed (for example the kernel's random source).
+public let errSecInternalComponent: OSStatus = -2070
 /// The data could not be decoded (not a certificate, not a PKCS#12 file).
 public let errSecDecode: OSStatus = -26275
 /// The passphrase was wrong (PKCS#12 import).
