@@ -2,7 +2,8 @@
 # Demo: an NWListener echo server and an NWConnection client, both through nwcat.
 # Builds nwcat, starts `nwcat listen 7777 --verbose --echo` in the background, pipes a line into
 # `nwcat connect 127.0.0.1 7777 --verbose`, shows both sides' state changes and data, stops the
-# listener. Needs only the Swift toolchain. Exits 0 when the line came back intact.
+# listener. Needs only the Swift toolchain: it first installs the system packages the library
+# builds against (scripts/install-deps.sh --library). Exits 0 when the line came back intact.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -10,6 +11,9 @@ PORT=${DEMO_PORT:-7777}
 MESSAGE="hello from nwcat"
 
 command -v swift >/dev/null 2>&1 || { echo "demo: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
+
+echo "== system packages the library needs"
+bash scripts/install-deps.sh --library
 
 WORK=$(mktemp -d)
 LISTENER_PID=""

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Installs the system packages the tests (and their real peers) need, on Debian/Ubuntu.
+# Installs the system packages this package needs, on Debian/Ubuntu.
+#   bash scripts/install-deps.sh            what the library needs to build, and the tests' peers
+#   bash scripts/install-deps.sh --library  only what the library needs to build (the demo, and any
+#                                           project that depends on Network)
 # Idempotent: when everything is already installed it changes nothing and returns at once.
 # Extra package names given as arguments are installed too.
 set -euo pipefail
 
-PACKAGES=(
+# What building the `Network` library needs: the README lists the same three.
+LIBRARY_PACKAGES=(
+  pkg-config       # finds the system libraries below for SwiftPM
+  libgnutls28-dev  # DTLS (CGnuTLS)
+  duktape-dev      # PAC files (CDuktape)
+)
+TEST_PACKAGES=(
   socat      # a real, independent TCP/UDP peer for interop tests
   iproute2   # ip: network namespaces, veth, addresses for path tests
   procps     # ps/pkill-free process inspection used by test helpers
   openssl    # openssl s_server / s_client: real TLS peers, and test certificates
-  pkg-config       # finds the system libraries below for SwiftPM
-  libgnutls28-dev  # DTLS (CGnuTLS)
-  duktape-dev      # PAC files (CDuktape)
   libpacparser1    # pactester: an independent PAC evaluator the PAC tests compare answers with
   python3          # python3 -m http.server: serves PAC files to the PAC loading tests
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
@@ -22,6 +28,12 @@ PACKAGES=(
   passwd           # useradd/chpasswd/userdel: a throwaway account for dante's user/password check
   dnsmasq-base     # dnsmasq: a real DNS server for the NetworkDNS resolver tests
 )
+PACKAGES=("${LIBRARY_PACKAGES[@]}")
+if [ "${1:-}" = "--library" ]; then
+  shift
+else
+  PACKAGES+=("${TEST_PACKAGES[@]}")
+fi
 PACKAGES+=("$@")
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
