@@ -6,7 +6,7 @@
 # Fails (non-zero) when:
 #   - docc prints any warning (a ``Symbol`` or <doc:article> link that does not resolve, ...);
 #   - a public symbol of Network or Security has no doc comment of its own;
-#   - a docs/*.md page links to something the site cannot follow;
+#   - a docs/*.md page links to a page or heading of docs/ that does not exist;
 #   - with CI=true: the articles in Sources/Network/Network.docc are not what docs/*.md generate.
 # docs/*.md is the source of the articles; without CI=true this script regenerates them (commit
 # the result). DOCS_HOSTING_BASE_PATH sets the site's base path (e.g. a GitHub Pages repository

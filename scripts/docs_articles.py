@@ -51,6 +51,7 @@ class Converter:
         self.docs_dir = docs_dir
         self.pages = {p.stem: p.read_text() for p in sorted(docs_dir.glob("*.md"))}
         self.errors = []
+        self.notes = []
 
     def fragment(self, page, anchor, where):
         for heading in headings(self.pages[page]):
@@ -71,14 +72,18 @@ class Converter:
         if page.parent == pathlib.PurePosixPath(".") and page.suffix == ".md" and page.stem in self.pages:
             fragment = self.fragment(page.stem, anchor, where) if anchor else ""
             return f"<doc:{page.stem}{fragment}>"
-        # A file elsewhere in the repository: the rendered site has no copy of it.
-        self.errors.append(f"{where}: links outside docs/; the documentation site cannot follow it")
+        # A file elsewhere in the repository (fine on GitHub): the site has no copy of it, so it
+        # keeps only the link's text.
+        self.notes.append(f"{where}: outside docs/, shown as plain text on the site")
         return text
 
     def article(self, name):
         text = self.pages[name]
         out, fenced = [], False
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines()):
+            if number == 0 and line.startswith("# "):
+                # DocC's navigation shows a title's backticks as typed.
+                line = line.replace("`", "")
             if FENCE.match(line):
                 fenced = not fenced
             if not fenced:
@@ -97,6 +102,8 @@ def main(argv):
     docs_dir, catalog = pathlib.Path(args[0]), pathlib.Path(args[1])
     converter = Converter(docs_dir)
     wanted = {f"{name}.md": converter.article(name) for name in converter.pages}
+    for note in converter.notes:
+        print(f"note: {note}")
     if converter.errors:
         print("\n".join(converter.errors), file=sys.stderr)
         return 1
