@@ -54,9 +54,17 @@ bin="$(swift build --show-bin-path)"
 graphs="$(mktemp -d)"
 trap 'rm -f "$log"; rm -rf "$graphs"' EXIT
 # The plugin writes them under the package's identity (the checkout's folder name).
-network_dir=$(ls -td "$(dirname "$bin")"/extracted-symbols/*/Network | head -n 1)
-network_graphs=$(find "$network_dir" -name '*.symbols.json')
-swift-symbolgraph-extract -module-name Security -target "$(basename "$(dirname "$bin")")" \
+network_dir=$(find "$(dirname "$bin")/extracted-symbols" -mindepth 2 -maxdepth 2 -type d -name Network \
+    -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+network_graphs=""
+if [ -n "$network_dir" ]; then
+    network_graphs=$(find "$network_dir" -name '*.symbols.json')
+fi
+if [ -z "$network_graphs" ]; then
+    echo "docs: no symbol graph of Network under $(dirname "$bin")/extracted-symbols" >&2
+    exit 1
+fi
+swift symbolgraph-extract -module-name Security -target "$(basename "$(dirname "$bin")")" \
     -I "$bin/Modules" -minimum-access-level public -skip-inherited-docs -output-dir "$graphs"
 # shellcheck disable=SC2086  # one path per word
 if ! python3 scripts/docs_coverage.py Sources $network_graphs "$graphs"/*.symbols.json; then
@@ -66,7 +74,12 @@ fi
 
 if [ "$status" -eq 0 ]; then
     echo "Documentation site: $out"
-    echo "View it: (cd '$out' && python3 -m http.server 8000), then open" \
-        "http://localhost:8000${DOCS_HOSTING_BASE_PATH:+/$DOCS_HOSTING_BASE_PATH}/documentation/network/"
+    if [ -n "${DOCS_HOSTING_BASE_PATH:-}" ]; then
+        echo "It expects to be served under /$DOCS_HOSTING_BASE_PATH/: put it there on the web" \
+            "server, then open /$DOCS_HOSTING_BASE_PATH/documentation/network/"
+    else
+        echo "View it: (cd '$out' && python3 -m http.server 8000), then open" \
+            "http://localhost:8000/documentation/network/"
+    fi
 fi
 exit "$status"
