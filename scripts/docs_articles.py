@@ -87,6 +87,8 @@ class Converter:
             if FENCE.match(line):
                 fenced = not fenced
             if not fenced:
+                if "<doc:" in line:
+                    self.errors.append(f"docs/{name}.md: write [page.md](page.md), not <doc:…> (GitHub shows these pages too)")
                 line = LINK.sub(lambda m: self.link(m, name), line)
             out.append(line)
         body = "\n".join(out).rstrip("\n")
