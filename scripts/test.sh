@@ -13,3 +13,5 @@ swift test --skip-build "$@"
 
 # Checks beyond `swift test`: each prints `NAME: N passed, M failed` and exits non-zero on failure.
 bash scripts/check-missing-system-libraries.sh
+bash scripts/docs.sh
+bash scripts/check-benchmarks-build.sh

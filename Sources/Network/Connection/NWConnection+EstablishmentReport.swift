@@ -20,7 +20,16 @@ extension NWConnection {
 
             /// The transport the DNS query used.
             public enum DNSProtocol: Equatable, Hashable, Sendable {
-                case unknown, udp, tcp, tls, https
+                /// The transport is not known; this build always reports this value.
+                case unknown
+                /// Plain DNS over UDP.
+                case udp
+                /// Plain DNS over TCP.
+                case tcp
+                /// DNS over TLS.
+                case tls
+                /// DNS over HTTPS.
+                case https
             }
 
             /// Where the answer came from.

@@ -147,6 +147,7 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
 }
 
 extension NWPathMonitor: AsyncSequence {
+    /// Iterating a monitor yields paths.
     public typealias Element = NWPath
 
     /// Yields the current path (once the monitor has one) and every change after it; ends when
