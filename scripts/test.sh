@@ -9,3 +9,4 @@ bash scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build "$@"
 bash scripts/examples.sh
+bash scripts/check-nwcat-static.sh
