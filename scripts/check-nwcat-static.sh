@@ -9,7 +9,7 @@
 #
 #   bash scripts/check-nwcat-static.sh [BINARY]   (default: build it with scripts/build-nwcat.sh)
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 passed=0
 failed=0
@@ -117,7 +117,8 @@ INSIDE
 # Root gets a private mount namespace; anyone else maps themselves to root in a user namespace.
 UNSHARE=(unshare -m)
 [ "$(id -u)" -eq 0 ] || UNSHARE=(unshare -r -m)
-WORK=$WORK TOOLCHAIN=$TOOLCHAIN RUNTIME=$RUNTIME "${UNSHARE[@]}" bash "$WORK/inside.sh" >"$WORK/inside.txt" 2>&1
+export WORK TOOLCHAIN RUNTIME   # read by the inner script
+"${UNSHARE[@]}" bash "$WORK/inside.sh" >"$WORK/inside.txt" 2>&1
 grep -vx DONE "$WORK/inside.txt"
 inside_pass=$(grep -c '^PASS' "$WORK/inside.txt")
 inside_fail=$(grep -c '^FAIL' "$WORK/inside.txt")

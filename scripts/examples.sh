@@ -11,7 +11,7 @@
 # common (the Network package, SwiftNIO, BoringSSL ...) are compiled once, not once per example.
 # Prints `examples: N passed, M failed` last; exits non-zero when anything failed.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 SCRATCH=${EXAMPLES_SCRATCH_PATH:-Examples/.build}
 MESSAGE="hello"
@@ -27,6 +27,7 @@ finish() {
 
 WORK=$(mktemp -d)
 PIDS=()
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
   for pid in "${PIDS[@]}"; do
     kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
