@@ -14,4 +14,6 @@ swift test --skip-build "$@"
 # Checks beyond `swift test`: each prints `NAME: N passed, M failed` and exits non-zero on failure.
 bash scripts/check-missing-system-libraries.sh
 bash scripts/docs.sh
+bash scripts/examples.sh
+bash scripts/check-nwcat-static.sh
 bash scripts/check-benchmarks-build.sh
