@@ -8,3 +8,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build "$@"
+bash scripts/check-log-secrets.sh

@@ -1,4 +1,6 @@
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// A loaded PAC script, ready to answer `FindProxyForURL` questions.
 ///
@@ -29,7 +31,14 @@ package final class PACEvaluator: Sendable {
     package static func load(
         from source: PACSource, configuration: PACConfiguration = PACConfiguration()
     ) async throws(PACError) -> PACEvaluator {
-        let script = try await PACScriptLoader.load(source, configuration: configuration)
+        let script: String
+        do throws(PACError) {
+            script = try await PACScriptLoader.load(source, configuration: configuration)
+        } catch {
+            NetworkLog.pac.debug("loading \(source.logDescription) failed: \(error.logDescription)")
+            throw error
+        }
+        NetworkLog.pac.debug("loaded \(source.logDescription): \(script.utf8.count) bytes")
         return try await compile(script, source: source, configuration: configuration)
     }
 
