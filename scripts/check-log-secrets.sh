@@ -117,16 +117,19 @@ lines = text.splitlines()
 check(len(lines) >= 100, "the captured log is not empty", f"{len(lines)} lines")
 
 expected = {
-    "connection stories": r" network\.connection: .*connection=C[0-9]+.* state ready",
-    "attempts": r" network\.establishment: .* attempt [0-9]+ to ",
-    "listeners": r" network\.listener: .*listener=L[0-9]+",
-    "TLS handshakes with version": r" network\.tls: .*tls_version=TLS1\.[23].* handshake complete",
-    "a cipher suite (GnuTLS)": r" network\.tls: .*cipher_suite=0x[0-9A-F]{4}",
-    "a refused certificate": r" network\.tls: .*handshake failed: tls -98",
-    "proxy tunnels": r" network\.proxy: .* tunnel to .* is up",
-    "a proxy refusal": r" network\.proxy: .* failed: ",
-    "PAC answers": r" network\.pac: ",
-    "trace byte counts": r" trace network\.connection: .* (send|received) [0-9]+ bytes",
+    "connection stories": r" network\.connection\[[0-9]+\]: .*connection=C[0-9]+.* state ready",
+    "attempts": r" network\.establishment\[[0-9]+\]: .* attempt [0-9]+ to ",
+    "listeners": r" network\.listener\[[0-9]+\]: .*listener=L[0-9]+",
+    "TLS handshakes with version": r" network\.tls\[[0-9]+\]: .*tls_version=TLS1\.[23].* handshake complete",
+    "a cipher suite (GnuTLS)": r" network\.tls\[[0-9]+\]: .*cipher_suite=0x[0-9A-F]{4}",
+    "a refused certificate": r" network\.tls\[[0-9]+\]: .*handshake failed: tls -98",
+    "proxy tunnels": r" network\.proxy\[[0-9]+\]: .* tunnel to .* is up",
+    "a proxy refusal": r" network\.proxy\[[0-9]+\]: .* failed: ",
+    "PAC answers": r" network\.pac\[[0-9]+\]: .* for host [^ ]+: (DIRECT|PROXY|HTTPS|SOCKS)",
+    "PAC scripts loaded": r" network\.pac\[[0-9]+\]: loaded .*: [0-9]+ bytes",
+    "DNS answers with source and TTL": r" network\.dns\[[0-9]+\]: .*source=[a-zA-Z]+ ttl=[0-9]+",
+    "waiting connections and why": r" network\.connection\[[0-9]+\]: .*error=posix [0-9]+ .*state waiting",
+    "trace byte counts": r" trace network\.connection\[[0-9]+\]: .* (send|received) [0-9]+ bytes",
 }
 for name, pattern in expected.items():
     check(re.search(pattern, text) is not None, f"the log has {name}", pattern)

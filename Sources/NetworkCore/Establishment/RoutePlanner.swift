@@ -53,8 +53,6 @@ enum RoutePlanner {
             do {
                 let evaluator = try await PACEvaluatorCache.shared.evaluator(for: source)
                 let choices = try await evaluator.evaluate(url: "\(scheme)://\(authority)/", host: host)
-                NetworkLog.pac.debug(
-                    "\(source.logDescription) for \(scheme)://\(authority)/: \(choices.map { "\($0)" }.joined(separator: "; "))")
                 for choice in choices {
                     switch choice {
                     case .direct:

@@ -4,8 +4,9 @@ import Glibc
 import Logging
 
 /// The handler `NETWORK_LOG` selects: one line per event,
-/// `2026-01-02T03:04:05.678Z debug network.connection: connection=C1 state=ready message`,
-/// metadata sorted by key so lines compare well across runs.
+/// `2026-01-02T03:04:05.678Z debug network.connection[4242]: connection=C1 message`: the
+/// process id tells apart processes sharing one `NETWORK_LOG_FILE` (each numbers its connections
+/// from C1); metadata is sorted by key so lines compare well across runs.
 package struct NetworkLogHandler: LogHandler {
     package var logLevel: Logger.Level
     package var metadata: Logger.Metadata = [:]
@@ -29,7 +30,7 @@ package struct NetworkLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let own = event.metadata { merged.merge(own) { _, new in new } }
-        var line = "\(Self.timestamp()) \(event.level) \(label):"
+        var line = "\(Self.timestamp()) \(event.level) \(label)[\(getpid())]:"
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
         }

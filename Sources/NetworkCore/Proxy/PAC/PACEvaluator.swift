@@ -122,7 +122,16 @@ package final class PACEvaluator: Sendable {
     /// The proxies to try for `url` (whose host part is `host`), in order. See
     /// `PACProxyChoice.parse(_:)` for how the answer is read.
     package func evaluate(url: String, host: String) async throws(PACError) -> [PACProxyChoice] {
-        PACProxyChoice.parse(try await findProxy(url: url, host: host))
+        do throws(PACError) {
+            let choices = PACProxyChoice.parse(try await findProxy(url: url, host: host))
+            // The parsed choices, not the script's raw answer; the host, not the URL (a path may be private).
+            NetworkLog.pac.debug(
+                "\(source.logDescription) for host \(host): \(choices.map { "\($0)" }.joined(separator: "; "))")
+            return choices
+        } catch {
+            NetworkLog.pac.debug("\(source.logDescription) for host \(host): \(error.logDescription)")
+            throw error
+        }
     }
 
     /// `evaluate(url:host:)` for callers on an event loop: the work runs on the evaluator's
