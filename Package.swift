@@ -98,6 +98,7 @@ let package = Package(
             dependencies: [
                 "NetworkCore",
                 "PeerSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
