@@ -39,6 +39,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -78,6 +79,7 @@ let package = Package(
             dependencies: [
                 "Network",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 "CGnuTLS",
             ]
         ),
@@ -98,6 +100,7 @@ let package = Package(
             dependencies: [
                 "NetworkCore",
                 "PeerSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

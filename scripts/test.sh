@@ -12,6 +12,7 @@ swift test --skip-build "$@"
 [ $# -eq 0 ] || exit 0
 
 # Checks beyond `swift test`: each prints `NAME: N passed, M failed` and exits non-zero on failure.
+bash scripts/check-log-secrets.sh
 bash scripts/check-missing-system-libraries.sh
 bash scripts/docs.sh
 bash scripts/examples.sh

@@ -64,6 +64,7 @@ struct Connect: ParsableCommand {
     }
 
     func run() throws {
+        LogSetup.bootstrap(verbosity: options.verbosity)
         let session = ConnectSession(
             host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try parameters(),
             udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait,

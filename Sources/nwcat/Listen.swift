@@ -41,6 +41,7 @@ struct Listen: ParsableCommand {
     }
 
     func run() throws {
+        LogSetup.bootstrap(verbosity: options.verbosity)
         let parameters = try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls, listening: true)
         options.apply(to: parameters)
         let session = ListenSession(

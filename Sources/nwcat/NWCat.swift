@@ -33,8 +33,13 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Use UDP instead of TCP (each chunk read from standard input is one datagram).")
     var udp = false
 
-    @Flag(name: [.short, .long], help: "Print state changes (preparing, ready, ...) to standard error; connect also prints the establishment report and a `timing key=value ...` line for scripts.")
-    var verbose = false
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")],
+        help: "Print state changes (preparing, ready, ...) to standard error; connect also prints the establishment report and a `timing key=value ...` line for scripts. Also turns on the engine's log on standard error: -v at debug level (the connection's story), -vv at trace (adds every send and receive, byte counts only).")
+    var verbosity: Int
+
+    /// Whether state changes and reports are printed.
+    var verbose: Bool { verbosity > 0 }
 
     @Flag(help: "TCP: use Multipath TCP (multipathServiceType = .handover); it falls back to TCP with a peer that does not speak it.")
     var multipath = false

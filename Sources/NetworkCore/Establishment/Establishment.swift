@@ -3,8 +3,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Logging
 import NIOCore
 import NIOPosix
+import NetworkDNS
 import NetworkSystem
 
 /// One establishment run for an outbound flow: resolve the target and race connection attempts
@@ -38,6 +40,8 @@ final class Establishment: @unchecked Sendable {
     private typealias Racer = HappyEyeballsRacer
 
     private weak var flow: Flow?
+    /// The flow's number, for log lines.
+    private let logID: UInt32
     private let configuration: FlowConfiguration
     private let eventLoop: EventLoop
     private var racer: Racer
@@ -77,6 +81,7 @@ final class Establishment: @unchecked Sendable {
 
     init(flow: Flow, configuration: FlowConfiguration) {
         self.flow = flow
+        self.logID = flow.logID
         self.configuration = configuration
         self.eventLoop = flow.eventLoop
         self.racer = Racer(settings: .init(connectionAttemptDelay: configuration.connectionAttemptDelay))
@@ -102,6 +107,7 @@ final class Establishment: @unchecked Sendable {
     /// A DIRECT-only race on behalf of `parent`.
     private init(directFor parent: Establishment) {
         flow = parent.flow
+        logID = parent.logID
         configuration = parent.configuration
         eventLoop = parent.eventLoop
         racer = Racer(settings: .init(connectionAttemptDelay: parent.configuration.connectionAttemptDelay))
@@ -122,6 +128,7 @@ final class Establishment: @unchecked Sendable {
     private func startDirectRace() {
         directTimer = nil
         guard !abandoned, directRace == nil else { return }
+        log.debug("DIRECT joins the race against the proxy route", metadata: logMetadata)
         let direct = Establishment(directFor: self)
         direct.reportsTo = { [weak self] race, result in self?.directRaceFinished(race, result) }
         directRace = direct
@@ -178,6 +185,7 @@ final class Establishment: @unchecked Sendable {
         do {
             interfaceIndex = try InterfaceSelection.requiredIndex(for: configuration)
         } catch {
+            log.debug("required interface unavailable: \(FlowError(error).logDescription)", metadata: logMetadata)
             finish(.failure(FlowError(error)))
             return
         }
@@ -189,12 +197,14 @@ final class Establishment: @unchecked Sendable {
             guard !self.abandoned else { return }
             switch result {
             case .success(let routes) where !routes.isEmpty:
+                self.log.debug("routes: \(routes.map(\.description).joined(separator: ", "))", metadata: self.logMetadata)
                 self.routes = routes
                 self.proxyConfigured = routes.contains { $0 != .direct }
                 self.startRoute(0)
             case .success:
                 self.finish(.failure(.posix(ENETUNREACH)))
             case .failure(let error):
+                self.log.debug("no routes: \(FlowError(error).logDescription)", metadata: self.logMetadata)
                 self.finish(.failure(FlowError(error)))
             }
         }
@@ -221,6 +231,7 @@ final class Establishment: @unchecked Sendable {
             firstHop = proxy.server
             scheduleDirectRace(after: index)
         }
+        log.debug("route \(index + 1)/\(routes.count): \(routes[index]), first hop \(firstHop)", metadata: logMetadata)
         switch firstHop {
         case .address(let address):
             offer(literal: address)
@@ -256,6 +267,7 @@ final class Establishment: @unchecked Sendable {
 
     /// The least fresh source of the answers used decides what the report says.
     private func noteResolutionSource(_ source: DNSResolverLookup.Source) {
+        log.debug("DNS answer from \(source)", metadata: logMetadata)
         switch (resolutionSource, source) {
         case (_, .expiredCache): resolutionSource = .expiredCache
         case (.query, .cache): resolutionSource = .cache
@@ -289,6 +301,7 @@ final class Establishment: @unchecked Sendable {
                 if synthesized.isEmpty {
                     self.offerDirectly(address)
                 } else {
+                    self.log.debug("NAT64: \(address.logText) as \(synthesized.map { $0.logText }.joined(separator: ", "))", metadata: self.logMetadata)
                     self.raise { $0.answered(.ipv6, with: synthesized.map { RaceCandidate(address: $0) }, now: .now()) }
                     self.raise { $0.resolutionFinished(now: .now()) }
                 }
@@ -309,15 +322,20 @@ final class Establishment: @unchecked Sendable {
         switch event {
         case .answer(let family, let addresses):
             let usable = filtered(addresses)
+            log.debug(
+                "resolved \(family): \(usable.count) usable of \(addresses.count) [\(usable.map { $0.logText }.joined(separator: ", "))]",
+                metadata: logMetadata)
             resolvedCount += usable.count
             let candidates = SourceAddressProbe.candidates(for: usable, interfaceIndex: interfaceIndex)
             raise { $0.answered(family, with: candidates, now: .now()) }
         case .familyFailed(let family, let error):
+            log.debug("resolving \(family) failed: \(error.logDescription)", metadata: logMetadata)
             raise { $0.answerFailed(family, error: error, now: .now()) }
         case .finished:
             resolutionEnded = .now()
             raise { $0.resolutionFinished(now: .now()) }
         case .failed(let error):
+            log.debug("resolution failed: \(error.logDescription)", metadata: logMetadata)
             resolutionEnded = .now()
             raise { $0.resolutionFailed(error, now: .now()) }
         }
@@ -358,6 +376,7 @@ final class Establishment: @unchecked Sendable {
             timer = nil
         case .cancelAttempt(let id):
             guard let attempt = attempts.removeValue(forKey: id) else { return }
+            log.debug("attempt \(id) to \(attempt.address.logText) cancelled (lost the race, or establishment stopped)", metadata: logMetadata)
             attempt.cancelled = true
             attempt.channel?.close(promise: nil)
         case .succeed(let id):
@@ -366,9 +385,11 @@ final class Establishment: @unchecked Sendable {
                 return
             }
             winner = attempt
+            log.debug("attempt \(id) to \(attempt.address.logText) won", metadata: logMetadata)
             if resolutionEnded == nil { resolutionEnded = .now() }
             finish(.success(channel))
         case .fail(let error):
+            log.debug("route \(routes[routeIndex]) failed: \(error.logDescription)", metadata: logMetadata)
             // The next route (a fallback proxy, or direct when failover is allowed) gets its
             // turn, unless TLS failed: the server was reached and another way would not help.
             if case .tls = error {
@@ -397,6 +418,7 @@ final class Establishment: @unchecked Sendable {
 
     private func start(_ id: Racer.AttemptID, address: SocketAddress) {
         let attempt = Attempt(address: address, started: .now())
+        log.debug("attempt \(id) to \(address.logText) via \(routes[routeIndex])", metadata: logMetadata)
         attempts[id] = attempt
         if firstTried == nil { firstTried = address }
         connect(attempt, interfaceIndex: interfaceIndex).whenComplete { result in
@@ -409,12 +431,15 @@ final class Establishment: @unchecked Sendable {
                 attempt.channel = channel
                 if InterfaceSelection.violatesRestrictions(local: channel.localAddress, configuration: self.configuration) {
                     // The route goes over an interface the parameters rule out.
+                    self.log.debug("attempt \(id) left through an interface the parameters rule out", metadata: self.logMetadata)
                     channel.close(promise: nil)
                     self.raise { $0.attemptFailed(id, error: .posix(ENETUNREACH), now: .now()) }
                     return
                 }
+                self.log.trace("attempt \(id) to \(attempt.address.logText) is up", metadata: self.logMetadata)
                 self.raise { $0.attemptSucceeded(id, now: .now()) }
             case .failure(let error):
+                self.log.debug("attempt \(id) to \(attempt.address.logText) failed: \(Self.describe(error))", metadata: self.logMetadata)
                 self.raise { $0.attemptFailed(id, error: FlowError(error), now: .now()) }
             }
         }
@@ -426,6 +451,10 @@ final class Establishment: @unchecked Sendable {
             return
         }
         abandoned = true
+        switch result {
+        case .success: log.debug("establishment succeeded", metadata: logMetadata)
+        case .failure(let error): log.debug("establishment failed: \(error.logDescription)", metadata: logMetadata)
+        }
         directTimer?.cancel()
         directTimer = nil
         if let race = directRace, race !== wonBy { race.abandon() }
@@ -580,9 +609,18 @@ final class Establishment: @unchecked Sendable {
                 let target = configuration.target
                 let timeout = remainingConnectionTimeout()
                 let version = configuration.ip.version
+                let metadata = logMetadata
                 connected = connected.flatMap { channel in
-                    ProxyTunnel.establish(on: channel, to: target, via: proxy, timeout: timeout, ipVersion: version)
-                        .map { channel }
+                    NetworkLog.proxy.debug("tunnel to \(target) via \(proxy)", metadata: metadata)
+                    return ProxyTunnel.establish(on: channel, to: target, via: proxy, timeout: timeout, ipVersion: version)
+                        .map {
+                            NetworkLog.proxy.debug("tunnel to \(target) via \(proxy) is up", metadata: metadata)
+                            return channel
+                        }.flatMapErrorThrowing { error in
+                            // ProxyError's text never carries the credential.
+                            NetworkLog.proxy.debug("tunnel via \(proxy) failed: \(Self.describe(error))", metadata: metadata)
+                            throw error
+                        }
                 }
             }
             // Certificates name the target, not the proxy.
@@ -636,18 +674,38 @@ final class Establishment: @unchecked Sendable {
     ) -> EventLoopFuture<Channel> {
         guard let tls = configuration.tls else { return connected }
         let hostName = tls.serverName ?? configuration.target.hostName
-        return connected.flatMap { channel in
+        var metadata = logMetadata
+        metadata["verification"] = "\(tls.verificationLogText(server: false))"
+        if let hostName { metadata["server_name"] = "\(hostName)" }
+        return connected.flatMap { [metadata] channel in
             let started = NIODeadline.now()
+            NetworkLog.tls.debug("handshake with \(attempt.address.logText)", metadata: metadata)
             return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
                 start(channel, settings, hostName)
             }.map { facts in
+                NetworkLog.tls.debug(
+                    "handshake complete, peer trusted", metadata: metadata.merging(facts.logMetadata) { a, _ in a })
                 attempt.tlsFacts = facts
                 attempt.tlsHandshakeDuration = .now() - started
                 return channel
             }.flatMapErrorThrowing { error in
+                NetworkLog.tls.debug("handshake failed: \(Self.describe(error))", metadata: metadata)
                 channel.close(promise: nil)
                 throw error
             }
         }
+    }
+
+    // MARK: - Logging
+
+    private var log: Logger { NetworkLog.establishment }
+
+    /// The flow's name, carried by every line about its establishment.
+    private var logMetadata: Logger.Metadata { ["connection": "C\(logID)"] }
+
+    /// An error from a step of an attempt, for a log line: proxy errors keep their detail.
+    private static func describe(_ error: any Error) -> String {
+        if let proxy = error as? ProxyError { return "\(proxy) (\(proxy.flowError.logDescription))" }
+        return FlowError(error).logDescription
     }
 }

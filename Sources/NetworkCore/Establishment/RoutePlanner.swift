@@ -1,4 +1,6 @@
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// Step 2 of establishment: the routes to try (direct, or through a proxy), from the privacy
 /// context's proxies, the environment, or a PAC file. The environment names a PAC file the way
@@ -68,6 +70,8 @@ enum RoutePlanner {
                     }
                 }
             } catch {
+                let reason = (error as? PACError)?.logDescription ?? "\(FlowError(error).logDescription)"
+                NetworkLog.pac.debug("\(source.logDescription) for \(host): \(reason); going direct")
                 routes = []
             }
             if routes.isEmpty { routes = [.direct] }

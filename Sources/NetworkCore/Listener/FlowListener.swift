@@ -4,9 +4,11 @@ import Glibc
 import Darwin
 #endif
 import CGnuTLS
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NetworkDNS
 import NetworkSystem
 import Synchronization
 
@@ -78,6 +80,8 @@ package final class FlowListener: @unchecked Sendable {
     private var dtlsCookies: DTLSCookies?
     private var unstartedPeers: Set<SocketAddress> = []
     private var localNetworks: [SystemInterface] = []
+    /// The listener's number in log lines (`L<n>`).
+    private let logID = LogIDs.nextListener()
 
     package init(configuration: FlowListenerConfiguration) {
         self.configuration = configuration
@@ -99,6 +103,11 @@ package final class FlowListener: @unchecked Sendable {
     package func start(stateHandler: @escaping StateHandler, newFlowHandler: @escaping NewFlowHandler) {
         eventLoop.execute {
             guard self.state == .setup else { return }
+            NetworkLog.listener.debug(
+                "start", metadata: self.logMetadata.merging([
+                    "port": "\(self.configuration.port)", "transport": "\(self.configuration.transport == .tcp ? "tcp" : "udp")",
+                    "security": "\(self.configuration.child.tls.map { $0.verificationLogText(server: true) } ?? "none")",
+                ]) { a, _ in a })
             self.stateHandler = stateHandler
             self.newFlowHandler = newFlowHandler
             self.bind()
@@ -108,6 +117,7 @@ package final class FlowListener: @unchecked Sendable {
     package func cancel() {
         eventLoop.execute {
             guard self.state != .cancelled else { return }
+            NetworkLog.listener.debug("state cancelled", metadata: self.logMetadata)
             self.state = .cancelled
             if self.configuration.transport == .tcp || self.peers.isEmpty {
                 self.channel?.close(promise: nil)
@@ -121,6 +131,7 @@ package final class FlowListener: @unchecked Sendable {
     }
 
     private func report(_ newState: FlowListenerState) {
+        NetworkLog.listener.debug("state \(Self.stateText(newState))", metadata: logMetadata)
         state = newState
         stateHandler?(newState)
     }
@@ -240,6 +251,7 @@ package final class FlowListener: @unchecked Sendable {
                     return
                 }
                 self.channel = channel
+                NetworkLog.listener.debug("bound \(Self.text(channel.localAddress))", metadata: self.logMetadata)
                 let port = channel.localAddress?.port
                 self.shared.withLock { $0.port = port }
                 self.updateAcceptReadiness()
@@ -281,8 +293,15 @@ package final class FlowListener: @unchecked Sendable {
     /// Admission on the listener's loop: budget and local-only rule.
     fileprivate func accepted(_ child: Channel) -> Bool {
         guard state == .ready, newFlowHandler != nil else { return false }
-        if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) { return false }
-        return consumeBudget()
+        if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) {
+            NetworkLog.listener.debug("refused \(Self.text(child.remoteAddress)): not on a local network", metadata: logMetadata)
+            return false
+        }
+        guard consumeBudget() else {
+            NetworkLog.listener.debug("refused \(Self.text(child.remoteAddress)): connection limit reached", metadata: logMetadata)
+            return false
+        }
+        return true
     }
 
     /// Called on the child's loop once it is registered and active: wrap it in a flow and hand
@@ -299,9 +318,15 @@ package final class FlowListener: @unchecked Sendable {
                 tls: tlsContext.flatMap { context in configuration.child.tls.map { (context, $0) } },
                 gnuTLS: configuration.child.tls.flatMap { DTLSStack.usesGnuTLSForStream($0) ? $0 : nil })
         } catch {
+            NetworkLog.listener.debug(
+                "could not set up the connection from \(Self.text(child.remoteAddress)): \(FlowError(error).logDescription)",
+                metadata: logMetadata)
             child.close(promise: nil)
             return
         }
+        NetworkLog.listener.debug(
+            "accepted C\(flow.logID) from \(Self.text(child.remoteAddress))",
+            metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
         eventLoop.execute {
             guard self.state == .ready, let handler = self.newFlowHandler else {
                 flow.cancel(force: true)
@@ -326,6 +351,7 @@ package final class FlowListener: @unchecked Sendable {
             case .verified(let state):
                 prestate = state
             case .challenge(let reply):
+                NetworkLog.listener.trace("DTLS cookie challenge to \(remote.logText)", metadata: logMetadata)
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: reply), promise: nil)
                 return
             case .ignore:
@@ -335,8 +361,14 @@ package final class FlowListener: @unchecked Sendable {
         // A flood of datagrams from new (possibly spoofed) addresses must not create flows
         // without bound: peers the application has not started yet are capped.
         unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
-        guard unstartedPeers.count < configuration.maximumUnstartedPeers else { return }
-        guard consumeBudget() else { return }
+        guard unstartedPeers.count < configuration.maximumUnstartedPeers else {
+            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): too many peers not started yet", metadata: logMetadata)
+            return
+        }
+        guard consumeBudget() else {
+            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): connection limit reached", metadata: logMetadata)
+            return
+        }
         unstartedPeers.insert(remote)
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
@@ -354,6 +386,8 @@ package final class FlowListener: @unchecked Sendable {
             self.eventLoop.execute { self.releasePeer(remote) }
         }
         peers[remote] = flow
+        NetworkLog.listener.debug(
+            "new datagram peer C\(flow.logID) from \(remote.logText)", metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
         flow.deliverSharedDatagram(envelope.data)
         handler(flow, remote)
     }
@@ -367,11 +401,30 @@ package final class FlowListener: @unchecked Sendable {
     }
 
     fileprivate func datagramSocketClosed() {
+        NetworkLog.listener.debug("the shared datagram socket closed", metadata: logMetadata)
         let flows = peers.values
         peers.removeAll()
         for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
         if state == .ready {
             report(.failed(.posix(ECONNABORTED)))
+        }
+    }
+
+    // MARK: - Logging
+
+    private var logMetadata: Logger.Metadata { ["listener": "L\(logID)"] }
+
+    private static func text(_ address: SocketAddress?) -> String {
+        address.map { $0.logText } ?? "unknown peer"
+    }
+
+    private static func stateText(_ state: FlowListenerState) -> String {
+        switch state {
+        case .setup: return "setup"
+        case .waiting(let error): return "waiting: \(error.logDescription)"
+        case .ready: return "ready"
+        case .failed(let error): return "failed: \(error.logDescription)"
+        case .cancelled: return "cancelled"
         }
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import NetworkDNS
@@ -81,6 +82,7 @@ package final class PathMonitorEngine: Sendable {
         do {
             fd = try RouteChangeSocket.open()
         } catch {
+            NetworkLog.path.debug("cannot watch rtnetlink: \(error); paths will not follow changes")
             state.withLock { $0.failure = error }
             return
         }
@@ -96,6 +98,7 @@ package final class PathMonitorEngine: Sendable {
                 case .success:
                     self.state.withLock { $0.watching = true }
                 case .failure(let error):
+                    NetworkLog.path.debug("cannot watch rtnetlink: \(error); paths will not follow changes")
                     self.state.withLock { $0.failure = SystemError(errno: EIO, call: "watching rtnetlink: \(error)") }
                 }
             }
@@ -104,6 +107,7 @@ package final class PathMonitorEngine: Sendable {
     /// The socket closed under us (a read error): a new one, and a fresh snapshot for everyone,
     /// since changes may have been missed meanwhile.
     fileprivate func watchAgain() {
+        NetworkLog.path.debug("rtnetlink socket closed; watching again with a new one")
         state.withLock {
             $0.watching = false
             $0.latest = nil
@@ -120,8 +124,18 @@ package final class PathMonitorEngine: Sendable {
             state.latest = nil
             return Array(state.subscribers.values)
         }
-        guard !handlers.isEmpty else { return }
+        guard !handlers.isEmpty else {
+            NetworkLog.path.trace("network configuration changed (nobody watches)")
+            return
+        }
         let inputs = currentInputs()
+        NetworkLog.path.debug(
+            "network configuration changed",
+            metadata: [
+                "interfaces_up": "\(inputs.interfaces.filter(\.isUp).map(\.name).joined(separator: ","))",
+                "routes": "\(inputs.routes.count)", "name_servers": "\(inputs.hasNameServers)",
+                "subscribers": "\(handlers.count)",
+            ])
         for handler in handlers { handler(inputs) }
     }
 }

@@ -1,9 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import NIOCore
 import NIOSSL
 import NIOTLS
+import NetworkDNS
 import Synchronization
 
 /// Puts NIOSSL into a flow's pipeline and waits for the handshake: the flow is ready only once
@@ -189,7 +191,10 @@ enum TLSStack {
                 handler = try NIOSSLClientHandler(context: context, serverHostname: sniName) { certificates, promise in
                     let chain = certificates.compactMap { try? $0.toDERBytes() }
                     presented.chain = chain
-                    verify(chain) { trusted in promise.succeed(trusted ? .certificateVerified : .failed) }
+                    verify(chain) { trusted in
+                        NetworkLog.tls.debug("verify block says \(trusted ? "trusted" : "not trusted")")
+                        promise.succeed(trusted ? .certificateVerified : .failed)
+                    }
                 }
             } else {
                 handler = try NIOSSLClientHandler(context: context, serverHostname: sniName)
@@ -205,6 +210,7 @@ enum TLSStack {
             guard checksName, let name = hostName ?? peer?.ipAddress else { return handshake }
             return handshake.flatMapThrowing { facts in
                 guard let leaf = facts.peerCertificates.first, HostNameCheck.matches(leaf: leaf, name: name) else {
+                    NetworkLog.tls.debug("certificate does not name \(name)")
                     channel.close(promise: nil)
                     throw FlowError.tls(TLSStatus.hostNameMismatch)
                 }
@@ -221,7 +227,10 @@ enum TLSStack {
         if let verify = settings.verify, settings.peerAuthenticationRequired == true {
             handler = NIOSSLServerHandler(context: context) { certificates, promise in
                 let chain = certificates.compactMap { try? $0.toDERBytes() }
-                verify(chain) { trusted in promise.succeed(trusted ? .certificateVerified : .failed) }
+                verify(chain) { trusted in
+                    NetworkLog.tls.debug("verify block says \(trusted ? "trusted" : "not trusted") (client certificate)")
+                    promise.succeed(trusted ? .certificateVerified : .failed)
+                }
             }
         } else {
             handler = NIOSSLServerHandler(context: context)

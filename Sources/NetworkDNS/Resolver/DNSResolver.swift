@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -103,6 +104,23 @@ package final class DNSResolver: Sendable {
     /// applying the search list. Address types consult address literals and the hosts file
     /// first, and go to getaddrinfo when nsswitch.conf involves modules we do not implement.
     package func query(_ host: String, type: DNSRecordType, allowStale: Bool = false) async throws -> DNSAnswer {
+        do {
+            let answer = try await answer(host, type: type, allowStale: allowStale)
+            NetworkLog.dns.debug(
+                "\(host) \(type): \(answer.outcome), \(answer.records.count) records",
+                metadata: [
+                    "source": "\(answer.source)", "ttl": "\(answer.ttl)",
+                    "duration_ms": "\(answer.duration.nanoseconds / 1_000_000)",
+                ])
+            return answer
+        } catch {
+            NetworkLog.dns.debug("\(host) \(type): failed: \(Self.resolverError(error))")
+            throw error
+        }
+    }
+
+    /// `query` without the log line.
+    private func answer(_ host: String, type: DNSRecordType, allowStale: Bool) async throws -> DNSAnswer {
         let started = clock.now()
         let isAddressType = type == .a || type == .aaaa
         if isAddressType, let literal = literalAnswer(host, type: type) { return literal }
@@ -149,6 +167,7 @@ package final class DNSResolver: Sendable {
     private func refreshInBackground(_ question: DNSQuestion) {
         let key = DNSCacheKey(question)
         guard refreshing.withLock({ $0.insert(key).inserted }) else { return }
+        NetworkLog.dns.debug("\(question.name) \(question.type): answered from the expired cache, refreshing")
         Task {
             defer { _ = refreshing.withLock { $0.remove(key) } }
             if let answer = try? await resolveFromNetwork(question) { cache.insert(answer) }
@@ -260,12 +279,14 @@ package final class DNSResolver: Sendable {
 
     private func exchange(_ question: DNSQuestion, server: SocketAddress, ednsPayloadSize: UInt16?) async throws -> DNSMessage {
         var generator = SystemRandomNumberGenerator()
+        NetworkLog.dns.trace("asking \(server) about \(question.name) \(question.type) over UDP")
         let query = DNSMessage.query(
             id: UInt16.random(in: .min ... .max, using: &generator), question: question, ednsPayloadSize: ednsPayloadSize)
         switch try await DNSUDPExchange.run(query: query, server: server, timeout: configuration.timeout, group: group) {
         case .message(let message) where !message.header.isTruncated:
             return message
         case .message, .truncated:
+            NetworkLog.dns.debug("\(server) truncated its answer about \(question.name) \(question.type): asking over TCP")
             var tcpQuery = query
             tcpQuery.header.id = UInt16.random(in: .min ... .max, using: &generator)
             return try await DNSTCPExchange.run(query: tcpQuery, server: server, timeout: configuration.timeout, group: group)

@@ -16,8 +16,9 @@ final class ToolProcess: @unchecked Sendable {
     let process = Process()
     private let files: (input: URL, output: URL, error: URL)
 
-    /// Starts `executable arguments` with `input` (by default nothing) as its standard input.
-    init(_ executable: String, _ arguments: [String], input: Data = Data()) throws {
+    /// Starts `executable arguments` with `input` (by default nothing) as its standard input,
+    /// in `environment` (by default this process's).
+    init(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("nwtool-\(UUID().uuidString)")
         files = (base.appendingPathExtension("in"), base.appendingPathExtension("out"), base.appendingPathExtension("err"))
         try input.write(to: files.input)
@@ -29,6 +30,7 @@ final class ToolProcess: @unchecked Sendable {
         defer { for handle in [stdin, stdout, stderr] { try? handle.close() } }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -77,10 +79,11 @@ final class ToolProcess: @unchecked Sendable {
 
     /// Runs a program to its end and returns its status and output; a program still running
     /// after `timeout` seconds is killed and reported as status nil.
-    static func run(_ executable: String, _ arguments: [String], input: Data = Data(), timeout: Double = 30) async throws
-        -> (status: Int32?, output: String, error: String)
-    {
-        let tool = try ToolProcess(executable, arguments, input: input)
+    static func run(
+        _ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil,
+        timeout: Double = 30
+    ) async throws -> (status: Int32?, output: String, error: String) {
+        let tool = try ToolProcess(executable, arguments, input: input, environment: environment)
         defer { tool.stop() }
         let status = await tool.waitForExit(timeout: timeout)
         return (status, tool.standardOutput, tool.standardError)

@@ -1,4 +1,6 @@
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// A loaded PAC script, ready to answer `FindProxyForURL` questions.
 ///
@@ -29,7 +31,14 @@ package final class PACEvaluator: Sendable {
     package static func load(
         from source: PACSource, configuration: PACConfiguration = PACConfiguration()
     ) async throws(PACError) -> PACEvaluator {
-        let script = try await PACScriptLoader.load(source, configuration: configuration)
+        let script: String
+        do throws(PACError) {
+            script = try await PACScriptLoader.load(source, configuration: configuration)
+        } catch {
+            NetworkLog.pac.debug("loading \(source.logDescription) failed: \(error.logDescription)")
+            throw error
+        }
+        NetworkLog.pac.debug("loaded \(source.logDescription): \(script.utf8.count) bytes")
         return try await compile(script, source: source, configuration: configuration)
     }
 
@@ -113,7 +122,16 @@ package final class PACEvaluator: Sendable {
     /// The proxies to try for `url` (whose host part is `host`), in order. See
     /// `PACProxyChoice.parse(_:)` for how the answer is read.
     package func evaluate(url: String, host: String) async throws(PACError) -> [PACProxyChoice] {
-        PACProxyChoice.parse(try await findProxy(url: url, host: host))
+        do throws(PACError) {
+            let choices = PACProxyChoice.parse(try await findProxy(url: url, host: host))
+            // The parsed choices, not the script's raw answer; the host, not the URL (a path may be private).
+            NetworkLog.pac.debug(
+                "\(source.logDescription) for host \(host): \(choices.map { "\($0)" }.joined(separator: "; "))")
+            return choices
+        } catch {
+            NetworkLog.pac.debug("\(source.logDescription) for host \(host): \(error.logDescription)")
+            throw error
+        }
     }
 
     /// `evaluate(url:host:)` for callers on an event loop: the work runs on the evaluator's

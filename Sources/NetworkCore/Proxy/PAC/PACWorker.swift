@@ -3,6 +3,8 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
+import Logging
+import NetworkDNS
 import Synchronization
 
 /// The dedicated thread that owns one script's Duktape heap and runs its work, one job at a time.
@@ -158,6 +160,7 @@ final class PACWorker: Sendable {
             return (state.current, queued)
         }
         guard let (current, queued) = decision else { return }
+        NetworkLog.pac.debug("evaluator disabled: \(error.logDescription)")
         budget.poison()
         demoteThread()
         current?.fail(error)

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import CGnuTLS
 import DequeModule
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// One GnuTLS session (non-blocking) confined to one event loop: DTLS over datagrams, or TLS over
 /// a byte stream (the pre-shared-key sessions BoringSSL cannot run). It knows nothing about
@@ -184,6 +186,7 @@ final class GnuTLSSession: @unchecked Sendable {
                 self?.continueHandshake()
             }
         } else {
+            NetworkLog.tls.debug("GnuTLS handshake error \(status)")
             finishHandshake(.failure(GnuTLSErrors.error(forGnuTLSStatus: status, session: session)))
         }
     }
@@ -216,8 +219,10 @@ final class GnuTLSSession: @unchecked Sendable {
             checked = gnutls_certificate_verify_peers3(session, nil, &status)
         }
         if checked < 0 || chain.isEmpty {
+            NetworkLog.tls.debug("peer not verified: \(chain.isEmpty ? "no certificate presented" : "verification error \(checked)")")
             reject(TLSStatus.certificateChainInvalid)
         } else if status != 0 {
+            NetworkLog.tls.debug("peer certificate refused: GnuTLS verification status 0x\(String(status, radix: 16))")
             reject(GnuTLSErrors.statusForVerification(status))
         } else {
             finishHandshake(.success(sessionFacts(chain)))
@@ -226,6 +231,7 @@ final class GnuTLSSession: @unchecked Sendable {
 
     private func verified(_ trusted: Bool, chain: [[UInt8]]) {
         guard phase == .verifying else { return }
+        NetworkLog.tls.debug("verify block says \(trusted ? "trusted" : "not trusted")")
         if trusted {
             finishHandshake(.success(sessionFacts(chain)))
         } else {

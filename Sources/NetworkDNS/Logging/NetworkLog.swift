@@ -1,0 +1,39 @@
+import Logging
+
+/// The engine's loggers, one per subsystem, shared by every module of the package (this is the
+/// lowest module that links swift-log, so the others reach them from here).
+///
+/// Each is made on first use, so an application that calls `LoggingSystem.bootstrap` before it
+/// opens its first connection gets its own handler. When `NETWORK_LOG` is set they use
+/// ``NetworkLogHandler`` instead (see ``NetworkLogSettings``). Everything the engine says is
+/// `.debug` or `.trace`: at swift-log's default level (`.info`) a library stays silent.
+///
+/// Never log payloads, credentials, pre-shared keys, private keys or PAC script bodies; host
+/// names, addresses, ports, byte counts and error codes are fine.
+package enum NetworkLog {
+    /// A connection's life: creation, state changes, why it waits, sends and receives (counts).
+    package static let connection = make("network.connection")
+    /// Listeners: binding, state changes, accepted and refused peers.
+    package static let listener = make("network.listener")
+    /// Establishment: routes, resolved addresses, each attempt and how it ended.
+    package static let establishment = make("network.establishment")
+    /// The stub resolver: answers, their source and TTL, servers asked.
+    package static let dns = make("network.dns")
+    /// TLS and DTLS handshakes: version, cipher suite, verification verdict.
+    package static let tls = make("network.tls")
+    /// The path engine: network configuration changes.
+    package static let path = make("network.path")
+    /// Proxy tunnels: which proxy, handshake outcome.
+    package static let proxy = make("network.proxy")
+    /// PAC files: loading and the answers scripts give.
+    package static let pac = make("network.pac")
+
+    /// A logger for `label`: the environment's handler when `NETWORK_LOG` is set, else whatever
+    /// the application bootstrapped.
+    package static func make(_ label: String) -> Logger {
+        guard let settings = NetworkLogSettings.fromEnvironment else { return Logger(label: label) }
+        return Logger(label: label) { label in
+            NetworkLogHandler(label: label, level: settings.level, sink: settings.sink)
+        }
+    }
+}
