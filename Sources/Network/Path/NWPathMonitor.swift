@@ -42,7 +42,8 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     }
 
     deinit {
-        // A monitor dropped without cancel stops watching too.
+        // Only a monitor that never started (or was cancelled) gets here: a started one is held
+        // by its subscription. The check stays for safety.
         if let token = state.withLock({ $0.token }) { PathMonitorEngine.shared.unsubscribe(token) }
     }
 
@@ -52,7 +53,8 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     }
 
     /// Starts monitoring; ``pathUpdateHandler`` runs on `queue` with the current path at once,
-    /// then on every change. Starting twice, or after ``cancel()``, does nothing.
+    /// then on every change. Starting twice, or after ``cancel()``, does nothing. A started
+    /// monitor keeps running until ``cancel()``, whether or not anything else references it.
     public final func start(queue: DispatchQueue) {
         let begin = state.withLock { state -> Bool in
             guard state.queue == nil, !state.cancelled else { return false }
@@ -60,8 +62,11 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
             return true
         }
         guard begin else { return }
-        let token = PathMonitorEngine.shared.subscribe { [weak self] inputs in
-            self?.update(PathEvaluator.evaluate(inputs, self?.requirements ?? PathRequirements()))
+        // The subscription holds the monitor strongly, as Apple's framework does: a started
+        // monitor runs until `cancel()` even when the app keeps no reference (the common
+        // "monitor inside an AsyncStream" pattern relies on it). `cancel()` releases it.
+        let token = PathMonitorEngine.shared.subscribe { inputs in
+            self.update(PathEvaluator.evaluate(inputs, self.requirements))
         }
         let stale = state.withLock { state -> Bool in
             state.token = token
@@ -71,7 +76,8 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     }
 
     /// Stops monitoring for good: no update is delivered after this returns (one already on
-    /// the queue may still run), and iterations over the monitor end.
+    /// the queue may still run), and iterations over the monitor end. The monitor is released
+    /// once nothing else references it.
     public final func cancel() {
         let (token, iterators) = state.withLock { state -> (Int?, [AsyncStream<NWPath>.Continuation]) in
             state.cancelled = true

@@ -49,6 +49,32 @@ struct PathMonitorTests {
         #expect(await iterator.next() == nil, "iteration ends when the monitor is cancelled")
     }
 
+    @Test("a started monitor lives until cancel, without any reference kept")
+    func startedMonitorOutlivesItsReferences() async throws {
+        // As in the pattern real code uses (a monitor created inside an AsyncStream's closure),
+        // nothing keeps a reference to the monitor once it has started.
+        let paths = Recorder<NWPath>()
+        weak var weakMonitor: NWPathMonitor?
+        do {
+            let monitor = NWPathMonitor(requiredInterfaceType: .loopback)
+            weakMonitor = monitor
+            monitor.pathUpdateHandler = { paths.append($0) }
+            monitor.start(queue: DispatchQueue(label: "dropped-monitor"))
+        }
+        let first = try await paths.wait(count: 1, "the dropped monitor's first path", timeout: 5)
+        #expect(first[0].status == .satisfied)
+        // Cancelled, it is released once the last delivery on its queue has run.
+        do {
+            let monitor = try #require(weakMonitor, "a started monitor was released without cancel()")
+            monitor.cancel()
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while weakMonitor != nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(weakMonitor == nil, "a cancelled monitor stays alive")
+    }
+
     @Test("in a namespace: routes and links going away and coming back are reported as they happen")
     func namespaceChanges() async throws {
         guard let namespace = TestNamespace.make(), let nwcat = builtNWCat() else { return }
