@@ -100,12 +100,12 @@ public final class PeerProcess: @unchecked Sendable {
     public var standardOutput: Data { output.data.withLock { $0 } }
 
     /// Waits until the peer's standard output contains `text`.
-    public func waitForOutput(containing text: String, timeout: Double = 10) async throws {
+    public func waitForOutput(containing text: String, occurrences: Int = 1, timeout: Double = 10) async throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while !String(decoding: standardOutput, as: UTF8.self).contains(text) {
+        while String(decoding: standardOutput, as: UTF8.self).components(separatedBy: text).count - 1 < occurrences {
             guard Date() < deadline else {
                 throw BehaviourTimeout(
-                    what: "peer output containing \(text.debugDescription) (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
+                    what: "peer output containing \(text.debugDescription)\(occurrences > 1 ? " \(occurrences) times" : "") (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
                     seconds: timeout)
             }
             await pause(milliseconds: 20)

@@ -254,6 +254,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathWatch?.pathHandler }) {
                 pathHandler(path)
             }
+            // As Apple's framework does, a connection that becomes ready tells its viability
+            // handler it is viable; later calls come only with changes.
+            if newState == .ready, let viabilityHandler = self.shared.withLock({ $0.pathWatch?.viabilityHandler }) {
+                viabilityHandler(true)
+            }
             if newState == .cancelled {
                 // Nothing follows `cancelled`: drop every handler so captured objects are freed.
                 self.shared.withLock {

@@ -99,6 +99,22 @@ extension BehaviourTests {
             #expect(log.states == [.preparing, .ready, .cancelled])
         }
 
+        @Test("viabilityUpdateHandler hears true when the connection becomes ready, right after the ready state")
+        func viabilityAtReady() async throws {
+            let server = try RawSocket.tcpServer()
+            let connection = NWConnection(
+                host: "127.0.0.1", port: try #require(NWEndpoint.Port(rawValue: server.localPort)), using: .tcp)
+            let events = Recorder<String>()
+            connection.stateUpdateHandler = { events.append("state \($0)") }
+            connection.viabilityUpdateHandler = { events.append("viable \($0)") }
+            connection.start(queue: DispatchQueue(label: "viability-at-ready"))
+            let seen = try await events.wait("viability true", timeout: 10) { $0.contains("viable true") }
+            #expect(Array(seen.prefix(3)) == ["state preparing", "state ready", "viable true"], "events: \(seen)")
+            connection.cancel()
+            let all = try await events.wait("cancelled", timeout: 10) { $0.contains("state cancelled") }
+            #expect(all.filter { $0.hasPrefix("viable") } == ["viable true"], "events: \(all)")
+        }
+
         @Test("nothing is delivered before start; after start it is")
         func nothingBeforeStart() async throws {
             let server = try RawSocket.tcpServer()

@@ -169,6 +169,8 @@ struct PathMonitorTests {
         let peer = try await offload { try server.accept(timeout: 10) }
         defer { peer.close() }
         try await client.waitForOutput(containing: "path: satisfied interfaces=\(inside):wiredEthernet")
+        // Viable once ready, as on Apple platforms.
+        try await client.waitForOutput(containing: "viability: true")
         func output() -> String { String(decoding: client.standardOutput, as: UTF8.self) }
 
         // The connection's interface goes down: not viable; back up: viable again.
@@ -176,7 +178,7 @@ struct PathMonitorTests {
         try await client.waitForOutput(containing: "viability: false")
         #expect(output().contains("path: unsatisfied"), "\(output())")
         try ShortTool.check(ip, ["-n", namespace.name, "link", "set", inside, "up"])
-        try await client.waitForOutput(containing: "viability: true")
+        try await client.waitForOutput(containing: "viability: true", occurrences: 2)
 
         // A second link with a default route: a new connection would prefer it.
         let (second, _) = try namespace.link(addresses: ["10.73.0.1/24"], to: nil, otherAddresses: ["10.73.0.2/24"], second: true)
