@@ -68,8 +68,10 @@ package struct FlowStateMachine: Sendable {
         }
     }
 
+    /// ENOENT: a UNIX-domain socket path that does not exist (yet) is that transport's "nothing
+    /// listens", and Apple's connection waits for it too.
     private static let retryablePOSIXCodes: Set<Int32> = [
-        ECONNREFUSED, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL,
+        ECONNREFUSED, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL, ENOENT,
     ]
 
     package mutating func start() -> [Action] {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Network
+import NIOPosix
 import PeerSupport
 import Testing
 
@@ -157,6 +158,27 @@ extension BehaviourTests {
             try await log.waitForState("ready after restart") { $0 == .ready || $0.isTerminal }
             #expect(foldingWaitingRetries(log.states) == [.preparing, .waiting(.posix(.ECONNREFUSED)), .preparing, .ready])
             _ = try await offload { try server.accept() }
+            log.connection.cancel()
+            try await log.expectCancelledLast()
+        }
+
+        @Test("waiting(ENOENT) for a UNIX socket path that does not exist; restart() once it does brings ready")
+        func unixPathMissingWaits() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nw-unix-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("echo.sock").path
+            let log = EventLog(NWConnection(to: .unix(path: path), using: .tcp))
+            log.start()
+            let waiting = try await log.waitForState("waiting") { $0.isWaiting || $0.isTerminal }
+            #expect(waiting == .waiting(.posix(.ENOENT)))
+
+            let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(unixDomainSocketPath: path).get()
+            defer { server.close(promise: nil) }
+            log.connection.restart()
+            try await log.waitForState("ready after restart") { $0 == .ready || $0.isTerminal }
+            #expect(foldingWaitingRetries(log.states) == [.preparing, .waiting(.posix(.ENOENT)), .preparing, .ready])
             log.connection.cancel()
             try await log.expectCancelledLast()
         }
