@@ -34,16 +34,22 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         var service: Service?
     }
 
-    /// Creates a listener for `parameters` on `port` (`.any` lets the system choose). Throws
-    /// `NWError.posix(.EINVAL)` when the parameters name no transport this build runs, or when
-    /// the required local endpoint is not a host and port.
+    /// Creates a listener for `parameters` on `port` (`.any` lets the system choose). A
+    /// `requiredLocalEndpoint` of `.unix(path:)` listens on that UNIX-domain socket path instead
+    /// (TCP parameters, port `.any`). Throws `NWError.posix(.EINVAL)` when the parameters name no
+    /// transport this build runs, or a local endpoint it cannot listen on.
     public init(using parameters: NWParameters, on port: NWEndpoint.Port = .any) throws {
         self.parameters = parameters.copy()
         guard let transport = self.parameters.flowTransport else { throw NWError.posix(.EINVAL) }
         var bindHost: String?
         var bindInterface: String?
+        var bindPath: String?
         var bindPort = port
-        if let local = self.parameters.requiredLocalEndpoint {
+        if case .unix(let path) = self.parameters.requiredLocalEndpoint {
+            // A UNIX-domain socket (streams only): the path is the address, there is no port.
+            guard transport == .tcp, port == .any, !path.isEmpty else { throw NWError.posix(.EINVAL) }
+            bindPath = path
+        } else if let local = self.parameters.requiredLocalEndpoint {
             guard case .hostPort(let host, let localPort) = local else { throw NWError.posix(.EINVAL) }
             switch host {
             case .ipv4(let address): bindHost = address.presentation
@@ -61,6 +67,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         var configuration = FlowListenerConfiguration(transport: transport, port: Int(bindPort.rawValue), child: child)
         configuration.localHost = bindHost
         configuration.localInterfaceName = bindInterface
+        configuration.localUnixPath = bindPath
         configuration.allowLocalEndpointReuse = self.parameters.allowLocalEndpointReuse
         configuration.acceptLocalOnly = self.parameters.acceptLocalOnly
         configuration.unsupported = child.unsupported

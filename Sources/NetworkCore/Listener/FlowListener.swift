@@ -27,6 +27,8 @@ package struct FlowListenerConfiguration: Sendable {
     /// Local address literal to bind (nil: every address, dual stack).
     package var localHost: String?
     package var localInterfaceName: String?
+    /// A UNIX-domain socket path to listen on instead of an IP address and port (stream only).
+    package var localUnixPath: String?
     package var port: Int
     package var allowLocalEndpointReuse = false
     /// Accept only peers on a directly connected network (loopback, link-local, a local subnet).
@@ -137,6 +139,10 @@ package final class FlowListener: @unchecked Sendable {
     }
 
     private func bindAddress() throws -> SocketAddress {
+        if let path = configuration.localUnixPath {
+            guard configuration.transport == .tcp else { throw FlowError.posix(EINVAL) }
+            return try SocketAddress(unixDomainSocketPath: path)
+        }
         if let host = configuration.localHost {
             guard let address = AddressResolver.literalAddress(
                 host, port: configuration.port, interfaceName: configuration.localInterfaceName)
@@ -202,20 +208,22 @@ package final class FlowListener: @unchecked Sendable {
             }
         }
         let family: SocketFamily = address.protocol == .inet6 ? .inet6 : .inet
-        let options = socketOptions(family: family)
+        let isUnix = address.protocol == .unix
+        // IP and TCP options mean nothing on a UNIX-domain socket (the kernel refuses them).
+        let options = isUnix ? [] : socketOptions(family: family)
         let future: EventLoopFuture<Channel>
         switch configuration.transport {
         case .tcp:
             // Connect-time knobs (Fast Open connect, SYN retries) mean nothing on an accepted
             // socket, and the kernel rejects some of them there.
             let connectOnly: Set<Int32> = [TCP_FASTOPEN_CONNECT, TCP_SYNCNT]
-            let childOptions = SocketOptionPlan.tcp(configuration.child.tcp).filter {
+            let childOptions = isUnix ? [] : SocketOptionPlan.tcp(configuration.child.tcp).filter {
                 !($0.level == Int32(IPPROTO_TCP) && connectOnly.contains($0.name))
             } + SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
                 // NIO turns Nagle off by default; Apple leaves it on unless `noDelay` is set.
                 + [.init(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: configuration.child.tcp.noDelay ? 1 : 0)]
             let bootstrap = ServerBootstrap(group: eventLoop, childGroup: Engine.group)
-                .enableMPTCP(configuration.child.multipath && MPTCPSupport.available)
+                .enableMPTCP(configuration.child.multipath && MPTCPSupport.available && !isUnix)
                 .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
                 .childChannelOption(ChannelOptions.autoRead, value: false)
                 .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -231,7 +239,12 @@ package final class FlowListener: @unchecked Sendable {
                     try child.pipeline.syncOperations.addHandler(ChildHandover(listener: self))
                 }
             }
-            future = bootstrap.bind(to: address)
+            if let path = configuration.localUnixPath {
+                // A socket file left by an earlier listener is replaced; any other file is not.
+                future = bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+            } else {
+                future = bootstrap.bind(to: address)
+            }
         case .udp:
             let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))

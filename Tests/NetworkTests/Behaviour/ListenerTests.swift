@@ -132,6 +132,57 @@ extension BehaviourTests {
             try await listener.cancelAndWait()
         }
 
+        @Test("a listener on a UNIX socket path (requiredLocalEndpoint .unix) echoes to an NWConnection to that path")
+        func unixSocketListener() async throws {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("nw-unix-listener-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("listener.sock").path
+            let parameters = NWParameters.tcp
+            parameters.requiredLocalEndpoint = .unix(path: path)
+            let queue = DispatchQueue(label: "unix-listener")
+            let listener = ListenerProbe(try NWListener(using: parameters)) { connection in
+                connection.start(queue: queue)
+                connection.receive(minimumIncompleteLength: 5, maximumLength: 5) { data, _, _, _ in
+                    connection.send(content: data, completion: .idempotent)
+                }
+            }
+            try await listenerReadyOnPath(listener)
+            #expect(listener.listener.port == nil, "a UNIX-domain listener has no port")
+            var status = stat()
+            #expect(stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK, "no socket at \(path)")
+
+            let client = Probe(NWConnection(to: .unix(path: path), using: .tcp))
+            try await client.startAndWaitReady()
+            _ = try await client.send(Array("hello".utf8))
+            let echoed = try await client.receive(minimum: 5, maximum: 5)
+            #expect(echoed.text == "hello")
+            try await client.cancelAndWait()
+            for connection in listener.connections.values { connection.cancel() }
+            try await listener.cancelAndWait()
+
+            // A socket file left behind by an earlier listener is replaced, as servers do.
+            let again = ListenerProbe(try NWListener(using: parameters))
+            try await listenerReadyOnPath(again)
+            try await again.cancelAndWait()
+
+            // Not for UDP, and not with a port: EINVAL at creation.
+            let udp = NWParameters.udp
+            udp.requiredLocalEndpoint = .unix(path: path)
+            #expect(throws: NWError.posix(.EINVAL)) { try NWListener(using: udp) }
+            #expect(throws: NWError.posix(.EINVAL)) { try NWListener(using: parameters, on: 4242) }
+        }
+
+        /// Starts a listener that has no port to report and waits for `ready`.
+        private func listenerReadyOnPath(_ probe: ListenerProbe) async throws {
+            probe.listener.start(queue: probe.queue)
+            let seen = try await probe.states.wait("listener ready", timeout: 10) { states in
+                states.contains { if case .ready = $0 { return true }; if case .failed = $0 { return true }; return false }
+            }
+            try #require(seen.contains(.ready), "listener did not become ready: \(seen)")
+        }
+
         @Test("UDP listener: two raw clients become two connections; replies leave from the listener's port")
         func udpListenerDemultiplexes() async throws {
             let queue = DispatchQueue(label: "udp-listener")
