@@ -38,6 +38,9 @@ extension FlowError {
             }
         case is SocketAddressError:
             self = .posix(EINVAL)
+        case is UnixDomainSocketPathWrongType:
+            // Listening on a path where a file other than a socket exists: what bind(2) says.
+            self = .posix(EADDRINUSE)
         default:
             self = .posix(EIO)
         }

@@ -167,6 +167,20 @@ extension BehaviourTests {
             try await listenerReadyOnPath(again)
             try await again.cancelAndWait()
 
+            // Any other file at the path is left alone: the listener fails.
+            let filePath = directory.appendingPathComponent("plain-file").path
+            #expect(FileManager.default.createFile(atPath: filePath, contents: Data("keep".utf8)))
+            let onFile = NWParameters.tcp
+            onFile.requiredLocalEndpoint = .unix(path: filePath)
+            let refused = ListenerProbe(try NWListener(using: onFile))
+            refused.listener.start(queue: refused.queue)
+            let failed = try await refused.states.wait("listener failed", timeout: 10) { states in
+                states.contains { if case .failed = $0 { return true }; return $0 == .ready }
+            }
+            #expect(failed.last == .failed(.posix(.EADDRINUSE)), "states: \(failed)")
+            #expect(FileManager.default.contents(atPath: filePath) == Data("keep".utf8))
+            refused.listener.cancel()
+
             // Not for UDP, and not with a port: EINVAL at creation.
             let udp = NWParameters.udp
             udp.requiredLocalEndpoint = .unix(path: path)
