@@ -36,9 +36,13 @@ final class CallbackDelivery: Sendable {
     /// Like `deliver`, but never held back by the loop's batcher: once this returns the work is on
     /// the queue (or in the backlog), so work handed over afterwards, from any thread, runs after
     /// it. Send completions need this: some complete on the sender's thread, the rest on the loop.
+    /// State changes use it too, so that a send completing early on the sender's thread right
+    /// after `ready` cannot overtake the `ready` update. What the loop gathered in its batcher
+    /// before this call goes to the queue first: events leave in the order they were produced.
     func deliverInOrder(_ work: @escaping @Sendable () -> Void) {
         state.withLock { state in
             if let queue = state.queue {
+                batcher?.flushIfOnLoop()
                 queue.async(execute: work)
             } else {
                 state.backlog.append(work)

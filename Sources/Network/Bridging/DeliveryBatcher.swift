@@ -45,6 +45,17 @@ final class DeliveryBatcher: @unchecked Sendable {
         }
     }
 
+    /// Hands everything gathered so far to its queues now, when called on the loop, so that work
+    /// given straight to a queue afterwards cannot overtake it. (The flush already scheduled for
+    /// this turn then finds nothing, or only what came later.)
+    func flushIfOnLoop() {
+        guard eventLoop.inEventLoop, !pending.isEmpty else { return }
+        flush()
+        // `flush` cleared the flag, but its scheduled run is still coming: keep the flag set so
+        // no second run is scheduled this turn.
+        flushScheduled = true
+    }
+
     private func flush() {
         flushScheduled = false
         var batch = spare

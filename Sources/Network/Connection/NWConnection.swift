@@ -248,7 +248,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             stopWatchingPath()
         }
         let readyPath = path
-        delivery.deliver { [self] in
+        // In order with send completions, which may come from the sender's thread (see
+        // `deliverInOrder`): none may reach the queue before the `ready` it follows.
+        delivery.deliverInOrder { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
             handler?(newState)
             if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathWatch?.pathHandler }) {

@@ -361,11 +361,13 @@ package final class Flow: @unchecked Sendable {
                     report.readyTime = .now()
                     setup = nil
                 }
-                if receives.mode == .stream {
-                    let open = state == .ready && !writeClosed
-                    inbox.withLock { $0.budget.setOpen(open) }
-                }
+                // The send budget opens (sends may complete on the sender's thread) only once the
+                // `ready` update has been handed on, so no completion can overtake it; it closes
+                // before any other state is.
+                let budgetOpen = receives.mode == .stream && state == .ready && !writeClosed
+                if receives.mode == .stream && !budgetOpen { inbox.withLock { $0.budget.setOpen(false) } }
                 stateHandler?(state)
+                if budgetOpen { inbox.withLock { $0.budget.setOpen(true) } }
                 if state == .cancelled { stateHandler = nil }
             case .establish:
                 establish()

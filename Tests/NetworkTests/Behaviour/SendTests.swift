@@ -10,6 +10,42 @@ extension BehaviourTests {
     /// Send completions, write-close and the two ways of cancelling, seen from a raw TCP peer.
     @Suite("Behaviour.Send")
     struct Send {
+        @Test("sends issued right after start complete only after the ready state was delivered (client and accepted)")
+        func sendCompletionsAfterReady() async throws {
+            let queue = DispatchQueue(label: "send-after-ready")
+            let acceptedEvents = Recorder<String>()
+            let listener = ListenerProbe(try NWListener(using: .tcp)) { connection in
+                // As servers write it: start, then send at once, before any state arrived.
+                connection.stateUpdateHandler = { acceptedEvents.append("state \($0)") }
+                connection.start(queue: queue)
+                for index in 0..<3 {
+                    connection.send(content: Data("accepted \(index)\n".utf8), completion: .contentProcessed { error in
+                        acceptedEvents.append("send \(index) \(error.map { "\($0)" } ?? "ok")")
+                    })
+                }
+            }
+            let port = try await listener.startAndWaitReady()
+
+            let clientEvents = Recorder<String>()
+            let client = NWConnection(host: "127.0.0.1", port: try #require(NWEndpoint.Port(rawValue: port)), using: .tcp)
+            client.stateUpdateHandler = { clientEvents.append("state \($0)") }
+            client.start(queue: queue)
+            for index in 0..<3 {
+                client.send(content: Data("client \(index)\n".utf8), completion: .contentProcessed { error in
+                    clientEvents.append("send \(index) \(error.map { "\($0)" } ?? "ok")")
+                })
+            }
+            for (name, events) in [("client", clientEvents), ("accepted", acceptedEvents)] {
+                let seen = try await events.wait("\(name): three send completions", timeout: 10) { events in
+                    events.filter { $0.hasPrefix("send") }.count == 3
+                }
+                #expect(seen == ["state preparing", "state ready", "send 0 ok", "send 1 ok", "send 2 ok"], "\(name): \(seen)")
+            }
+            client.cancel()
+            for connection in listener.connections.values { connection.cancel() }
+            try await listener.cancelAndWait()
+        }
+
         @Test("200 send completions fire in the order the sends were issued, and the peer gets every byte in order")
         func sendCompletionsInOrder() async throws {
             let (probe, peer, _) = try await StreamReceive.connectedPair()
