@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// The short names flows and listeners carry in log lines (`C1`, `C2`, … and `L1`, …, as in
@@ -15,5 +16,11 @@ enum LogIDs {
     /// The next listener number (from 1).
     static func nextListener() -> UInt32 {
         listeners.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// The metadata every line about connection `id` carries, whichever part of the engine
+    /// writes it (`grep 'connection=C7 '` finds its whole story).
+    static func connectionMetadata(_ id: UInt32) -> Logger.Metadata {
+        ["connection": "C\(id)"]
     }
 }

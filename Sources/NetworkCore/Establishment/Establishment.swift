@@ -701,7 +701,7 @@ final class Establishment: @unchecked Sendable {
     private var log: Logger { NetworkLog.establishment }
 
     /// The flow's name, carried by every line about its establishment.
-    private var logMetadata: Logger.Metadata { ["connection": "C\(logID)"] }
+    private var logMetadata: Logger.Metadata { LogIDs.connectionMetadata(logID) }
 
     /// An error from a step of an attempt, for a log line: proxy errors keep their detail.
     private static func describe(_ error: any Error) -> String {

@@ -917,7 +917,7 @@ package final class Flow: @unchecked Sendable {
     // MARK: - Logging (built only when a line is written)
 
     /// The flow's name, the metadata every line about it carries.
-    var logMetadata: Logger.Metadata { ["connection": "C\(logID)"] }
+    var logMetadata: Logger.Metadata { LogIDs.connectionMetadata(logID) }
 
     private func startMetadata() -> Logger.Metadata {
         var metadata = logMetadata
