@@ -142,3 +142,29 @@ struct FlowStateMachineTests {
         #expect(failed.establishmentSucceeded() == [])
     }
 }
+
+/// Per state, what becomes of a send or a receive issued then.
+@Suite("Core.FlowStateMachine.decisions")
+struct FlowStateMachineDecisionTests {
+    @Test func sendsWaitUntilReadyGoOutWhileReadyAndFailAfter() {
+        var machine = FlowStateMachine()
+        #expect(machine.sendDecision == .hold)
+        #expect(machine.receiveRejection == nil)
+        _ = machine.start()
+        #expect(machine.sendDecision == .hold)
+        _ = machine.establishmentFailed(.posix(ECONNREFUSED))
+        #expect(machine.state == .waiting(.posix(ECONNREFUSED)))
+        #expect(machine.sendDecision == .hold)
+        #expect(machine.receiveRejection == nil)
+        _ = machine.restart()
+        _ = machine.establishmentSucceeded()
+        #expect(machine.sendDecision == .write)
+        #expect(machine.receiveRejection == nil)
+        _ = machine.transportFailed(.posix(ECONNRESET))
+        #expect(machine.sendDecision == .fail(.posix(ECONNRESET)))
+        #expect(machine.receiveRejection == .posix(ECONNRESET))
+        _ = machine.cancel(force: false)
+        #expect(machine.sendDecision == .fail(.posix(ECANCELED)))
+        #expect(machine.receiveRejection == .posix(ECANCELED))
+    }
+}

@@ -11,7 +11,9 @@ final class ConnectionPathWatch: @unchecked Sendable {
     var viabilityHandler: (@Sendable (Bool) -> Void)?
     var betterPathHandler: (@Sendable (Bool) -> Void)?
     /// The engine subscription while ready.
-    var token: Int?
+    var subscription: PathSubscription?
+    /// A subscription is being made (outside the connection's lock).
+    var subscribing = false
     var tracker: ConnectionPathTracker?
     var localEndpoint: NWEndpoint?
     var remoteEndpoint: NWEndpoint?

@@ -73,11 +73,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
 
-    deinit {
-        // A connection dropped while following its path stops following it.
-        if let token = shared.withLock({ $0.pathWatch?.token }), token >= 0 { PathMonitorEngine.shared.unsubscribe(token) }
-    }
-
     // MARK: - Life cycle
 
     /// Starts establishing the connection; callbacks will run on `queue`. Later calls are ignored.
@@ -161,7 +156,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             let watch = shared.pathWatch ?? ConnectionPathWatch()
             shared.pathWatch = watch
             change(watch)
-            return shared.state == .ready && watch.token == nil && watch.hasHandlers
+            return shared.state == .ready && watch.subscription == nil && !watch.subscribing && watch.hasHandlers
         }
         if startWatching { flow.eventLoop.execute { self.watchPath(self.flow.snapshotOnLoop()) } }
     }
@@ -171,32 +166,37 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         guard snapshot.state == .ready, let local = snapshot.localAddress else { return }
         let requirements = parameters.pathRequirements
         let subscribe = shared.withLock { shared -> Bool in
-            guard let watch = shared.pathWatch, watch.hasHandlers, watch.token == nil else { return false }
+            guard let watch = shared.pathWatch, watch.hasHandlers, watch.subscription == nil, !watch.subscribing else {
+                return false
+            }
             watch.tracker = ConnectionPathTracker(
                 localAddress: NWPath.bytes(local),
                 overLoopback: snapshot.remoteAddress.map(NWPath.isLoopback) ?? false,
                 requirements: requirements)
             watch.localEndpoint = NWEndpoint(local)
             watch.remoteEndpoint = snapshot.remoteAddress.flatMap(NWEndpoint.init)
-            watch.token = -1  // claimed; the real token follows
+            watch.subscribing = true
             return true
         }
         guard subscribe else { return }
-        let token = PathMonitorEngine.shared.subscribe { [weak self] inputs in self?.pathInputs(inputs) }
-        let stale = shared.withLock { shared -> Bool in
-            guard let watch = shared.pathWatch, shared.state == .ready else { return true }
-            watch.token = token
-            return false
+        let subscription = PathSubscription { [weak self] inputs in self?.pathInputs(inputs) }
+        // No longer ready (or no longer watching) meanwhile: not kept, and dropping it ends it.
+        shared.withLock { shared in
+            guard let watch = shared.pathWatch, watch.subscribing, shared.state == .ready else { return }
+            watch.subscribing = false
+            watch.subscription = subscription
         }
-        if stale { PathMonitorEngine.shared.unsubscribe(token) }
     }
 
     private func stopWatchingPath() {
-        let token = shared.withLock { shared -> Int? in
-            defer { shared.pathWatch?.token = nil }
-            return shared.pathWatch?.token
+        let subscription = shared.withLock { shared -> PathSubscription? in
+            defer {
+                shared.pathWatch?.subscription = nil
+                shared.pathWatch?.subscribing = false
+            }
+            return shared.pathWatch?.subscription
         }
-        if let token, token >= 0 { PathMonitorEngine.shared.unsubscribe(token) }
+        subscription?.cancel()
     }
 
     /// A new configuration snapshot (on the engine's loop): tell the handlers what changed.

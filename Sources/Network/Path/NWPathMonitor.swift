@@ -16,7 +16,7 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
         var current = NWPath(status: .unsatisfied)
         /// Paths already delivered at least once (the first delivery always happens).
         var delivered = false
-        var token: Int?
+        var subscription: PathSubscription?
         var cancelled = false
         var iterators: [Int: AsyncStream<NWPath>.Continuation] = [:]
         var nextIterator = 0
@@ -41,12 +41,6 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
         self.state = Mutex(State())
     }
 
-    deinit {
-        // Only a monitor that never started (or was cancelled) gets here: a started one is held
-        // by its subscription. The check stays for safety.
-        if let token = state.withLock({ $0.token }) { PathMonitorEngine.shared.unsubscribe(token) }
-    }
-
     /// A monitor of the interfaces an Ethernet channel can use (wired Ethernet).
     public static var ethernetChannel: NWPathMonitor {
         NWPathMonitor(requiredInterfaceType: .wiredEthernet)
@@ -65,27 +59,30 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
         // The subscription holds the monitor strongly, as Apple's framework does: a started
         // monitor runs until `cancel()` even when the app keeps no reference (the common
         // "monitor inside an AsyncStream" pattern relies on it). `cancel()` releases it.
-        let token = PathMonitorEngine.shared.subscribe { inputs in
+        let subscription = PathSubscription { inputs in
             self.update(PathEvaluator.evaluate(inputs, self.requirements))
         }
-        let stale = state.withLock { state -> Bool in
-            state.token = token
-            return state.cancelled
+        // Cancelled meanwhile: the subscription is not kept, and dropping it ends it.
+        state.withLock { state in
+            if !state.cancelled { state.subscription = subscription }
         }
-        if stale { PathMonitorEngine.shared.unsubscribe(token) }
     }
 
     /// Stops monitoring for good: no update is delivered after this returns (one already on
     /// the queue may still run), and iterations over the monitor end. The monitor is released
     /// once nothing else references it.
     public final func cancel() {
-        let (token, iterators) = state.withLock { state -> (Int?, [AsyncStream<NWPath>.Continuation]) in
+        let (subscription, iterators) = state.withLock {
+            state -> (PathSubscription?, [AsyncStream<NWPath>.Continuation]) in
             state.cancelled = true
             state.handler = nil
-            defer { state.iterators = [:] }
-            return (state.token, Array(state.iterators.values))
+            defer {
+                state.iterators = [:]
+                state.subscription = nil
+            }
+            return (state.subscription, Array(state.iterators.values))
         }
-        if let token { PathMonitorEngine.shared.unsubscribe(token) }
+        subscription?.cancel()
         for iterator in iterators { iterator.finish() }
     }
 

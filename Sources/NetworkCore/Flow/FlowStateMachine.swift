@@ -74,6 +74,37 @@ package struct FlowStateMachine: Sendable {
         ECONNREFUSED, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL, ENOENT,
     ]
 
+    /// What becomes of a send issued in the current state.
+    package enum SendDecision: Equatable, Sendable {
+        /// Keep it until the flow is ready (sends before `ready` leave in order then).
+        case hold
+        /// Hand it to the transport now.
+        case write
+        /// Complete it at once with this error.
+        case fail(FlowError)
+    }
+
+    /// Sends wait before `ready`, go out while ready, and fail after: with the failure's error,
+    /// or `ECANCELED` once cancelled.
+    package var sendDecision: SendDecision {
+        switch state {
+        case .setup, .preparing, .waiting: return .hold
+        case .ready: return .write
+        case .failed(let error): return .fail(error)
+        case .cancelled: return .fail(.posix(ECANCELED))
+        }
+    }
+
+    /// The error a receive issued now completes with at once (nil: it waits for data). Receives
+    /// may be issued in any live state; the bytes come once the flow is ready.
+    package var receiveRejection: FlowError? {
+        switch state {
+        case .failed(let error): return error
+        case .cancelled: return .posix(ECANCELED)
+        default: return nil
+        }
+    }
+
     package mutating func start() -> [Action] {
         guard case .setup = state else { return [] }
         state = .preparing

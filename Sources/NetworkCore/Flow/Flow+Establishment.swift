@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import NIOCore
+import NetworkDNS
+
+/// Getting a flow to `ready`: an outbound flow's establishment run (resolution, the race, the
+/// stack), an inbound flow's TLS or DTLS handshake, the connection timeout.
+extension Flow {
+    func establish() {
+        if let unsupported = setup?.configuration.unsupported {
+            perform(machine.establishmentFailed(unsupported, fatal: true))
+            return
+        }
+        if let channel = acceptedChannel {
+            acceptedChannel = nil
+            establishAccepted(channel)
+            return
+        }
+        if case .shared = transport {
+            establishSharedDatagramPeer()
+            return
+        }
+        guard let configuration = setup?.configuration else {
+            // Only outbound flows get here, and they keep their setup until ready.
+            perform(machine.establishmentFailed(.posix(EINVAL), fatal: true))
+            return
+        }
+        let attempt = Establishment(flow: self, configuration: configuration)
+        establishment = attempt
+        if configuration.tcp.connectionTimeout > 0 {
+            establishmentTimeout?.cancel()
+            establishmentTimeout = eventLoop.scheduleTask(in: .seconds(Int64(configuration.tcp.connectionTimeout))) {
+                [weak self] in
+                self?.establishmentTimedOut(attempt)
+            }
+        }
+        report.attemptCount += 1
+        attempt.run()
+    }
+
+    /// An accepted TCP connection is ready at once, or after its TLS handshake.
+    private func establishAccepted(_ channel: Channel) {
+        report.recordAccepted()
+        switch serverSecurity {
+        case .gnuTLS(let handler):
+            serverSecurity = nil
+            let started = NIODeadline.now()
+            handler.handshakeFuture.whenComplete { result in
+                self.inboundHandshakeFinished(result.mapError { FlowError($0) }, startedAt: started)
+            }
+        case .tls(let handler):
+            serverSecurity = nil
+            let started = NIODeadline.now()
+            TLSStack.waitForServerHandshake(handler, on: channel).whenComplete { result in
+                self.inboundHandshakeFinished(
+                    result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
+            }
+        case .dtls, nil:
+            perform(machine.establishmentSucceeded())
+            if let error = receives.terminalError {
+                // The peer reset the connection before it was started.
+                perform(machine.transportFailed(error))
+            }
+        }
+    }
+
+    /// A datagram listener's peer is ready at once, or after its DTLS handshake.
+    private func establishSharedDatagramPeer() {
+        guard let session = serverSecurity?.dtls else {
+            perform(machine.establishmentSucceeded())
+            return
+        }
+        let started = NIODeadline.now()
+        session.startHandshake { result in
+            if self.inboundHandshakeFinished(result, startedAt: started) {
+                // Messages that came right behind the handshake.
+                self.deliverDecrypted(session.receive(nil))
+            }
+        }
+    }
+
+    /// An inbound flow's TLS or DTLS handshake ended: ready with what it negotiated, or failed
+    /// for good (a handshake is not retried). Returns whether it succeeded.
+    @discardableResult
+    private func inboundHandshakeFinished(_ result: Result<TLSSessionFacts, FlowError>, startedAt started: NIODeadline) -> Bool {
+        switch result {
+        case .success(let facts):
+            NetworkLog.tls.debug("handshake complete (inbound)", metadata: logMetadata.merging(facts.logMetadata) { a, _ in a })
+            tlsSession = TLSSessionBox(facts)
+            report.tlsHandshakeDuration = .now() - started
+            perform(machine.establishmentSucceeded())
+            return true
+        case .failure(let error):
+            NetworkLog.tls.debug("handshake failed (inbound): \(error.logDescription)", metadata: logMetadata)
+            perform(machine.establishmentFailed(error, fatal: true))
+            perform([.closeTransport(abortive: false)])
+            return false
+        }
+    }
+
+    private func establishmentTimedOut(_ attempt: Establishment) {
+        guard establishment === attempt else { return }
+        NetworkLog.connection.debug("connection timeout expired during establishment", metadata: logMetadata)
+        stopEstablishment()
+        // Every option was tried for as long as allowed: wait for a change (or `restart()`),
+        // as when every address refused, rather than give up for good.
+        perform(machine.establishmentFailed(.posix(ETIMEDOUT)))
+    }
+
+    func stopEstablishment() {
+        establishmentTimeout?.cancel()
+        establishmentTimeout = nil
+        establishment?.abandon()
+        establishment = nil
+        acceptedChannel = nil
+    }
+
+    /// The idempotent sends (no completion) at the head of the queue, joined: the data Fast Open
+    /// may carry in each attempt's SYN. Called by `Establishment` on the loop; nil when there is
+    /// none or the flow is not TCP.
+    func fastOpenData() -> (data: ByteBuffer, sends: Int)? {
+        guard receives.mode == .stream else { return nil }
+        return sendPath.fastOpenData()
+    }
+
+    /// Called by `Establishment` on the loop.
+    func establishmentFinished(_ attempt: Establishment, result: Result<Channel, FlowError>) {
+        guard establishment === attempt else {
+            if case .success(let channel) = result { channel.close(promise: nil) }
+            return
+        }
+        establishment = nil
+        establishmentTimeout?.cancel()
+        establishmentTimeout = nil
+        record(attempt, result: result)
+        switch result {
+        case .success(let channel):
+            transport = .owned(channel)
+            // The winner already wrote the Fast Open data (in its SYN, or right after connecting).
+            for sent in sendPath.takeFirst(attempt.fastOpenSends) {
+                report.sentBytes += UInt64(sent.byteCount)
+                finish(sent, nil)
+            }
+            perform(machine.establishmentSucceeded())
+            if machine.state != .ready {
+                // Cancelled in the meantime.
+                channel.close(promise: nil)
+            }
+        case .failure(let error):
+            perform(machine.establishmentFailed(error))
+        }
+    }
+
+    /// What the establishment report keeps of a finished run.
+    private func record(_ attempt: Establishment, result: Result<Channel, FlowError>) {
+        report.resolution = attempt.resolutionReport
+        if attempt.proxyConfigured {
+            report.proxy = ProxyReport(configured: true, endpoint: attempt.proxyUsed?.server)
+        }
+        if report.resolution == nil, case .success(let channel) = result, channel.remoteAddress == nil,
+            let peer = attempt.winnerAddress
+        {
+            // A Fast Open connect to an address: NIO never learnt the peer, so keep it here
+            // (as a literal "resolution", which reports leave out).
+            report.resolution = ResolutionReport(
+                duration: .zero, endpointCount: 1, successful: peer, preferred: peer, fromLiteral: true)
+        }
+        report.handshakeDuration = attempt.handshakeDuration
+        report.attemptStartTime = attempt.winnerStartTime
+        report.tlsHandshakeDuration = attempt.tlsHandshakeDuration
+        if let facts = attempt.tlsFacts { tlsSession = TLSSessionBox(facts) }
+    }
+
+    // MARK: - Waiting
+
+    /// A waiting flow tries again when the network changes (a link comes up, a route or an
+    /// address appears) into a path it may use, as Apple's waiting connections do. Only waiting
+    /// flows subscribe, so established ones pay nothing for it.
+    func watchPathWhileWaiting() {
+        guard let box = setup, box.pathWatch == nil else { return }
+        let requirements = box.configuration.pathRequirements
+        box.pathWatch = PathSubscription { [weak self] inputs in
+            let facts = PathEvaluator.evaluate(inputs, requirements)
+            guard let self else { return }
+            self.eventLoop.execute { self.pathSnapshot(facts) }
+        }
+    }
+
+    private func pathSnapshot(_ facts: PathFacts) {
+        guard let box = setup, box.pathWatch != nil else { return }
+        guard let baseline = box.pathBaseline else {
+            box.pathBaseline = facts
+            return
+        }
+        guard facts != baseline else { return }
+        box.pathBaseline = facts
+        NetworkLog.connection.debug(
+            "path changed while waiting (\(facts.status == .satisfied ? "satisfied: trying again" : "unsatisfied"))",
+            metadata: logMetadata)
+        perform(machine.pathChanged(satisfied: facts.status == .satisfied))
+    }
+}

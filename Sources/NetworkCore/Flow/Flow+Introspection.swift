@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+import NetworkSystem
+
+/// Facts about a flow and its socket, for reports, metadata and tests.
+extension Flow {
+    /// Sets an integer socket option on the flow's socket, if it has one of its own.
+    package func setSocketOption(level: Int32, name: Int32, value: Int32) {
+        submit {
+            guard case .owned(let channel) = self.transport else { return }
+            try? channel.syncOptions?.setOption(
+                ChannelOptions.Types.SocketOption(level: SocketOptionLevel(level), name: name),
+                value: SocketOptionValue(value))
+        }
+    }
+
+    /// The kernel's TCP_INFO for the flow's socket; nil for datagram flows or without a socket.
+    package func tcpInfo() -> EventLoopFuture<LinuxTCPInfo?> {
+        eventLoop.flatSubmit {
+            guard self.receives.mode == .stream, case .owned(let channel) = self.transport,
+                let provider = channel as? SocketOptionProvider
+            else { return self.eventLoop.makeSucceededFuture(nil) }
+            let info: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
+                name: NIOBSDSocket.Option(rawValue: TCP_INFO))
+            return info.map { Optional($0) }.recover { _ in nil }
+        }
+    }
+
+    /// Runs `body` on the flow's loop with a snapshot of its transport facts.
+    package func inspect<T: Sendable>(_ body: @escaping @Sendable (FlowSnapshot) -> T) -> EventLoopFuture<T> {
+        eventLoop.submit { body(self.snapshot()) }
+    }
+
+    /// Facts about the flow now; call on its event loop (for example from a state handler).
+    package func snapshotOnLoop() -> FlowSnapshot {
+        eventLoop.preconditionInEventLoop()
+        return snapshot()
+    }
+
+    private func snapshot() -> FlowSnapshot {
+        let channel = transport.channel
+        var remote = transport.remoteAddress
+        if remote == nil, channel != nil {
+            // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
+            // address that won the race (or the literal target).
+            remote = report.resolution?.successful
+        }
+        return FlowSnapshot(
+            state: machine.state,
+            localAddress: channel?.localAddress,
+            remoteAddress: remote,
+            channel: channel,
+            bufferedInboundBytes: receives.bufferedBytes,
+            isDatagram: receives.mode == .datagram,
+            report: report,
+            tlsSession: tlsSession?.facts
+        )
+    }
+}

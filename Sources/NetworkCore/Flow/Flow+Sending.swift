@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import NIOCore
+import NetworkDNS
+
+/// Sends on the loop: the state decides (`FlowStateMachine.sendDecision`), the send path shapes
+/// the bytes (`FlowSendPath`), and this writes them and completes the send.
+extension Flow {
+    func sendOnLoop(_ send: FlowSend) {
+        switch machine.sendDecision {
+        case .hold:
+            sendPath.hold(send)
+        case .write:
+            write(send)
+            flushIfNeeded()
+        case .fail(let error):
+            finish(send, error)
+        }
+    }
+
+    /// A send's end on the loop: calls its completion, if it still has one, and gives its share
+    /// of the send budget back.
+    func finish(_ send: FlowSend, _ error: FlowError?) {
+        let stream = transportKind == .tcp
+        send.completion?(error, SendCompletionTicket(flow: stream ? self : nil, early: false))
+        guard stream, send.counted || send.completion != nil else { return }
+        let bytes = send.byteCount
+        let called = send.completion != nil
+        mailbox.budget { $0.settle(bytes: bytes, counted: send.counted, calledCompletion: called) }
+    }
+
+    /// Writes without flushing; the caller flushes (so batches leave together).
+    func write(_ send: FlowSend) {
+        guard let channel = transport.channel else {
+            finish(send, .posix(ENOTCONN))
+            return
+        }
+        switch sendPath.step(send, datagrams: receives.mode == .datagram) {
+        case .rejected(let error):
+            finish(send, error)
+        case .absorbed:
+            finish(send, nil)
+        case .stream(let data, let closesOutput):
+            let promise = writePromise(for: send)
+            if let data {
+                NetworkLog.connection.trace("send \(data.readableBytes) bytes", metadata: logMetadata)
+                report.sentBytes += UInt64(data.readableBytes)
+                channel.write(data, promise: promise)
+                needsFlush = true
+            } else {
+                promise?.succeed()
+            }
+            if closesOutput {
+                mailbox.budget { $0.setOpen(false) }
+                channel.flush()
+                needsFlush = false
+                channel.close(mode: .output, promise: nil)
+            }
+        case .datagram(let datagram):
+            let promise = writePromise(for: send)
+            NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
+            report.sentBytes += UInt64(datagram.readableBytes)
+            if let session = serverSecurity?.dtls {
+                session.send(datagram, promise: promise)
+            } else if case .shared(let peer) = transport {
+                channel.write(AddressedEnvelope(remoteAddress: peer.remote, data: datagram), promise: promise)
+            } else {
+                channel.write(datagram, promise: promise)
+            }
+            needsFlush = true
+        }
+    }
+
+    /// A promise that finishes `send` once the socket took it; nil when nothing waits for that.
+    private func writePromise(for send: FlowSend) -> EventLoopPromise<Void>? {
+        guard send.completion != nil || send.counted else { return nil }
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success: self.finish(send, nil)
+            case .failure(let error): self.finish(send, FlowError(error))
+            }
+        }
+        return promise
+    }
+}

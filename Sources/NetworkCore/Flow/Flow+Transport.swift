@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import NIOCore
+import NetworkDNS
+
+/// What the transport reports (called by `FlowChannelHandler`, or by the listener for a shared
+/// datagram socket), and opening and closing it. All on the flow's event loop.
+extension Flow {
+    func transportRead(_ buffer: ByteBuffer, channel: Channel) {
+        guard channel === transport.channel else { return }
+        NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
+        report.receivedBytes += UInt64(buffer.readableBytes)
+        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+    }
+
+    func transportActive(channel: Channel) {
+        guard channel === transport.channel else { return }
+        requestReadIfNeeded()
+    }
+
+    func transportReadComplete(channel: Channel) {
+        guard channel === transport.channel else { return }
+        readInFlight = false
+        requestReadIfNeeded()
+    }
+
+    func transportEndOfStream(channel: Channel) {
+        guard channel === transport.channel else { return }
+        NetworkLog.connection.debug("peer closed its sending side (end of stream)", metadata: logMetadata)
+        readInFlight = false
+        for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+    }
+
+    func transportInactive(channel: Channel) {
+        guard channel === transport.channel else { return }
+        readInFlight = false
+        // Errors (a reset included) reach `transportError` before the channel goes inactive, and
+        // our own closes detach the channel first. What remains is NIO closing the socket after
+        // the peer's FIN when our side had already shut its output: an orderly end of stream.
+        if receives.mode == .stream && !receives.endOfStream && receives.terminalError == nil {
+            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+        }
+    }
+
+    func transportError(_ error: FlowError, channel: Channel) {
+        guard channel === transport.channel else { return }
+        if receives.mode == .datagram, case .posix(ECONNREFUSED) = error {
+            // ICMP port unreachable for an earlier datagram: not fatal for UDP, as on Apple.
+            NetworkLog.connection.trace("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
+            return
+        }
+        NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
+        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        perform(machine.transportFailed(error))
+    }
+
+    /// A datagram for this flow arrived on a listener's shared socket. Returns false when the
+    /// flow's buffer is full and the datagram was dropped.
+    @discardableResult
+    package func deliverSharedDatagram(_ buffer: ByteBuffer) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        guard receives.bufferedDatagramCount < Self.datagramHighWaterCount else { return false }
+        guard machine.state != .cancelled else { return false }
+        if let session = serverSecurity?.dtls {
+            deliverDecrypted(session.receive(buffer))
+            return true
+        }
+        NetworkLog.connection.trace("received datagram of \(buffer.readableBytes) bytes", metadata: logMetadata)
+        report.receivedBytes += UInt64(buffer.readableBytes)
+        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+        return true
+    }
+
+    /// Hands a DTLS peer's decrypted messages to the receives, then its end if it ended.
+    func deliverDecrypted(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
+        for message in received.messages {
+            NetworkLog.connection.trace("received DTLS message of \(message.readableBytes) bytes", metadata: logMetadata)
+            report.receivedBytes += UInt64(message.readableBytes)
+            for (completion, outcome) in receives.append(message) { completion(outcome) }
+        }
+        switch received.end {
+        case nil:
+            break
+        case .closed:
+            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+        case .failed(let error):
+            for (completion, outcome) in receives.fail(error) { completion(outcome) }
+            perform(machine.transportFailed(error))
+        }
+    }
+
+    /// The listener's shared socket closed under this flow.
+    package func sharedTransportFailed(_ error: FlowError) {
+        eventLoop.preconditionInEventLoop()
+        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        perform(machine.transportFailed(error))
+    }
+
+    // MARK: - Opening and closing
+
+    func startTransport() {
+        requestReadIfNeeded()
+        // Sends issued before the connection was ready leave now, in order.
+        let queued = sendPath.takeQueued()
+        batchDepth += 1
+        for send in queued { write(send) }
+        batchDepth -= 1
+        flushIfNeeded()
+    }
+
+    func closeTransport(abortive: Bool) {
+        let closing = transport
+        // Detach first: NIO reports the close synchronously, and those events must not be
+        // mistaken for the peer's end of stream.
+        transport = .none
+        switch closing {
+        case .none:
+            return
+        case .owned(let channel):
+            if abortive, let provider = channel as? SocketOptionProvider {
+                // SO_LINGER with a zero timeout makes close() send a reset.
+                _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in
+                    channel.close(promise: nil)
+                }
+            } else {
+                closeGracefully(channel)
+            }
+        case .shared(let peer):
+            // DTLS says goodbye (close_notify) before the peer's slot is given up.
+            serverSecurity?.dtls?.close()
+            peer.release()
+        }
+    }
+
+    private func closeGracefully(_ channel: Channel) {
+        // A TLS close waits for the peer's close_notify: let the socket read it (reads are on
+        // demand otherwise) and close on the peer's FIN (half-closure would keep it open), or
+        // the socket lingers in CLOSE-WAIT until NIOSSL's 5 s timeout.
+        if receives.mode == .stream {
+            // (Datagram channels have no such option: NIO traps on it.)
+            try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        }
+        // Writes of this loop turn are not flushed yet, and the flow lets go of the channel.
+        if needsFlush {
+            needsFlush = false
+            channel.flush()
+        }
+        if receives.mode == .stream && !sendPath.writeClosed && mailbox.budget({ $0.unwritten }) > 0 {
+            Self.close(channel, afterWritesWithin: Self.closeLinger)
+        } else {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// How long a gracefully closed stream socket may take to write what its sends handed over
+    /// (they completed as they were taken) before it is closed regardless: a peer that stops
+    /// reading must not hold the socket and its buffers for ever.
+    static let closeLinger: TimeAmount = .seconds(10)
+
+    /// Closes `channel` once everything written to it has gone out, as close(2) leaves a
+    /// socket's send buffer to drain: shut the output (NIO does so after the pending writes, TLS
+    /// after its close_notify), then close. Closes at once after `limit`.
+    private static func close(_ channel: Channel, afterWritesWithin limit: TimeAmount) {
+        let drained = channel.eventLoop.makePromise(of: Void.self)
+        let deadline = channel.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        drained.futureResult.whenComplete { _ in
+            deadline.cancel()
+            channel.close(promise: nil)
+        }
+        channel.close(mode: .output, promise: drained)
+    }
+}

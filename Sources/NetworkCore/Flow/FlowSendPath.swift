@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import DequeModule
+import NIOCore
+
+/// The sending side of a flow as a value type: the sends that wait for `ready`, the datagram
+/// being put together from incomplete sends, and whether the sending side was closed. It decides
+/// what each send becomes on the wire; the flow carries that out (promises, socket writes).
+package struct FlowSendPath {
+    /// Sends issued before the flow was ready, in order.
+    package private(set) var queued: Deque<FlowSend> = []
+    /// The incomplete sends of the datagram being assembled.
+    private var partialDatagram: ByteBuffer?
+    /// A final send closed the sending side: later sends fail with `EPIPE`.
+    package private(set) var writeClosed = false
+
+    package init() {}
+
+    /// What one send becomes.
+    package enum Step: Equatable {
+        /// Write these bytes (nil: none) and, if `closesOutput`, shut the sending side after.
+        case stream(ByteBuffer?, closesOutput: Bool)
+        /// Send this datagram.
+        case datagram(ByteBuffer)
+        /// Nothing to write (part of a datagram still incomplete, or a bare completion): the
+        /// send is done as taken.
+        case absorbed
+        /// The send fails with this error.
+        case rejected(FlowError)
+    }
+
+    /// A send waits for `ready`.
+    package mutating func hold(_ send: FlowSend) {
+        queued.append(send)
+    }
+
+    /// Every waiting send, in order; the queue is left empty.
+    package mutating func takeQueued() -> Deque<FlowSend> {
+        defer { queued = [] }
+        return queued
+    }
+
+    /// The first `count` waiting sends (those a Fast Open SYN already carried).
+    package mutating func takeFirst(_ count: Int) -> [FlowSend] {
+        let taken = Array(queued.prefix(count))
+        queued.removeFirst(taken.count)
+        return taken
+    }
+
+    /// The idempotent sends (no completion, not final) at the head of the queue, joined: what
+    /// TCP Fast Open may carry in a SYN, and how many sends that is. Nil when there is nothing.
+    package func fastOpenData() -> (data: ByteBuffer, sends: Int)? {
+        var joined = ByteBuffer()
+        var count = 0
+        for send in queued {
+            guard send.completion == nil, !send.closesWrite else { break }
+            if var data = send.data { joined.writeBuffer(&data) }
+            count += 1
+        }
+        return count > 0 && joined.readableBytes > 0 ? (joined, count) : nil
+    }
+
+    /// What `send` becomes on a ready flow of this kind.
+    package mutating func step(_ send: FlowSend, datagrams: Bool) -> Step {
+        if writeClosed { return .rejected(.posix(EPIPE)) }
+        guard datagrams else {
+            let closes = send.isComplete && send.closesWrite
+            if closes { writeClosed = true }
+            let data = send.data.flatMap { $0.readableBytes > 0 ? $0 : nil }
+            return .stream(data, closesOutput: closes)
+        }
+        var datagram: ByteBuffer
+        if var partial = partialDatagram {
+            if var data = send.data { partial.writeBuffer(&data) }
+            datagram = partial
+        } else if let data = send.data {
+            datagram = data
+        } else if send.isComplete {
+            // A bare completion (for example a final context on UDP): nothing to send.
+            return .absorbed
+        } else {
+            datagram = ByteBuffer()
+        }
+        guard send.isComplete else {
+            partialDatagram = datagram
+            return .absorbed
+        }
+        partialDatagram = nil
+        return .datagram(datagram)
+    }
+}

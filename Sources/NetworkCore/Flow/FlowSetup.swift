@@ -1,0 +1,13 @@
+/// What an outbound flow needs only until it is established: its configuration and, while it
+/// waits, its watch on the network. Boxed in the flow and released at `ready`.
+final class FlowSetup {
+    let configuration: FlowConfiguration
+    /// While waiting: the path-engine subscription, and the path it saw first (a retry comes
+    /// on a change from it, not on the snapshot every subscription starts with).
+    var pathWatch: PathSubscription? {
+        didSet { if pathWatch == nil { pathBaseline = nil } }
+    }
+    var pathBaseline: PathFacts?
+
+    init(_ configuration: FlowConfiguration) { self.configuration = configuration }
+}
