@@ -5,7 +5,8 @@
 #
 # Knobs (environment): DURATION (s, default 3), WARMUP (s, 0.5), REPS (3), MEM_REPS (3),
 # MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
-# PIN (same | split | none; default same), ONLY (comma-separated scenarios: rr1,rr100,bulk,
+# PIN (both | same | split | none; default both: pinned with REPS, then unpinned with
+# UNPINNED_REPS (5) for the scenarios whose targets are per placement), ONLY (comma-separated scenarios: rr1,rr100,bulk,
 # udp64-single,udp64-batch,udp1200-single,udp1200-batch,tls-bulk,tls-handshake,mem), SUITE (1 =
 # also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301.
 set -euo pipefail
@@ -15,7 +16,7 @@ cd "$HERE"
 
 # The exact command, with the knobs that were set in the environment.
 COMMAND="bash Benchmarks/run.sh"
-for v in SUITE ONLY PIN PORT UDP_SIZES MEM_CONNS MEM_REPS REPS WARMUP DURATION; do
+for v in SUITE ONLY PIN UNPINNED_REPS PORT UDP_SIZES MEM_CONNS MEM_REPS REPS WARMUP DURATION; do
     if [ -n "${!v+x}" ]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
@@ -26,7 +27,8 @@ MEM_REPS="${MEM_REPS:-3}"
 MEM_CONNS="${MEM_CONNS:-10000}"
 UDP_SIZES="${UDP_SIZES:-64,1200}"
 PORT="${PORT:-19000}"
-PIN="${PIN:-same}"
+PIN="${PIN:-both}"
+UNPINNED_REPS="${UNPINNED_REPS:-5}"
 ONLY="${ONLY:-}"
 SUITE="${SUITE:-1}"
 
@@ -83,7 +85,7 @@ rm -f /tmp/nw-bench-build.$$
 SUITE_FILE="$HERE/.build/suite-summary.md"
 rm -f "$SUITE_FILE"
 case "$PIN" in
-    same) SERVER_PIN=(taskset -c 0); CLIENT_PIN=(taskset -c 0) ;;
+    same | both) SERVER_PIN=(taskset -c 0); CLIENT_PIN=(taskset -c 0) ;;
     split) SERVER_PIN=(taskset -c 1); CLIENT_PIN=(taskset -c 0) ;;
     *) SERVER_PIN=(); CLIENT_PIN=() ;;
 esac
@@ -106,7 +108,7 @@ fi
 # 4. The cross-implementation measurements and the report
 log "measuring (PIN=$PIN, ${DURATION}s x ${REPS} reps)"
 python3 scripts/bench.py \
-    --duration "$DURATION" --warmup "$WARMUP" --reps "$REPS" --mem-reps "$MEM_REPS" \
+    --duration "$DURATION" --warmup "$WARMUP" --reps "$REPS" --mem-reps "$MEM_REPS" --unpinned-reps "$UNPINNED_REPS" \
     --mem-conns "$MEM_CONNS" --udp-sizes "$UDP_SIZES" --port "$PORT" --pin "$PIN" \
     --only "$ONLY" --network-missing "$NETWORK_MISSING" --suite "$SUITE_FILE" \
     --command "$COMMAND"

@@ -16,6 +16,12 @@ case "rr":
     emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
+case "hop":
+    let pingPong = QueueHopPingPong(group: group)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { pingPong.start(control) }
+    emit(impl: impl, scenario: o.name ?? "hop", value: r.perSecond, unit: "rounds/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
 case "bulk":
     let r = try nioBulk(group: group, host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration)
     emit(impl: impl, scenario: o.name ?? "bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
