@@ -65,6 +65,8 @@ final class ListenSession: @unchecked Sendable {
 
     private var connections: [ObjectIdentifier: NWConnection] = [:]
     private var ready: Set<ObjectIdentifier> = []
+    /// Connections whose peer finished sending (their end of stream was received).
+    private var ended: Set<ObjectIdentifier> = []
     /// The most recent ready connection: where standard input goes.
     private var current: NWConnection?
     /// A chunk of standard input waiting for a connection.
@@ -142,11 +144,16 @@ final class ListenSession: @unchecked Sendable {
                 receiveNext(on: connection)
                 flushPendingInput()
             case .waiting(let error), .failed(let error):
-                if !verbose { Console.log("connection from \(connection.endpoint.debugDescription) failed: \(error.debugDescription)") }
+                // Both directions closed in order end the connection with ENOTCONN: not worth a line.
+                let finished = ended.contains(id) && error == .posix(.ENOTCONN)
+                if !verbose && !finished {
+                    Console.log("connection from \(connection.endpoint.debugDescription) failed: \(error.debugDescription)")
+                }
                 connection.cancel()
             case .cancelled:
                 connections[id] = nil
                 ready.remove(id)
+                ended.remove(id)
                 if current === connection {
                     current = connections.values.first { ready.contains(ObjectIdentifier($0)) }
                 }
@@ -180,6 +187,7 @@ final class ListenSession: @unchecked Sendable {
             connection.cancel()
         } else if endOfStream {
             if verbose { Console.log("peer closed the connection") }
+            ended.insert(ObjectIdentifier(connection))
             // Close our side after whatever is still queued (the echo), then release it.
             connection.send(content: nil, contentContext: .finalMessage, isComplete: true,
                             completion: .contentProcessed { _ in connection.cancel() })

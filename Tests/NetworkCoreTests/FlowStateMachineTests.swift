@@ -168,3 +168,20 @@ struct FlowStateMachineDecisionTests {
         #expect(machine.receiveRejection == .posix(ECANCELED))
     }
 }
+
+@Suite("Core.FlowStateMachine.bothDirectionsClosed")
+struct FlowStateMachineBothClosedTests {
+    @Test func aReadyStreamWhoseDirectionsBothEndedFailsWithENOTCONNAndClosesGracefully() {
+        var machine = FlowStateMachine()
+        _ = machine.start()
+        _ = machine.establishmentSucceeded()
+        let error = FlowError.posix(ENOTCONN)
+        #expect(machine.bothDirectionsClosed() == [.report(.failed(error)), .failPending(error), .closeTransport(abortive: false)])
+        #expect(machine.state == .failed(error))
+        // Only from ready.
+        #expect(machine.bothDirectionsClosed() == [])
+        var preparing = FlowStateMachine()
+        _ = preparing.start()
+        #expect(preparing.bothDirectionsClosed() == [])
+    }
+}

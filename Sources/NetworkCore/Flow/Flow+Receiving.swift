@@ -1,4 +1,6 @@
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// Receives on the loop, and reading from the socket only while someone will take the bytes
 /// (up to the high-water marks: backpressure).
@@ -8,10 +10,25 @@ extension Flow {
             completion(.failure(error))
             return
         }
-        for (c, outcome) in receives.enqueue(minimum: minimum, maximum: maximum, token: completion) {
-            c(outcome)
-        }
+        complete(receives.enqueue(minimum: minimum, maximum: maximum, token: completion))
         requestReadIfNeeded()
+    }
+
+    /// Calls the completions of receives that finished, in order; notes when the peer's end of
+    /// stream reached the application.
+    func complete(_ finished: [(ReceiveCompletion, ReceiveOutcome)]) {
+        for (completion, outcome) in finished {
+            if case .data(_, _, isFinal: true) = outcome { endOfStreamDelivered = true }
+            completion(outcome)
+        }
+        if endOfStreamDelivered { endIfBothDirectionsClosed() }
+    }
+
+    /// A stream whose two directions both ended in order is over.
+    func endIfBothDirectionsClosed() {
+        guard receives.mode == .stream, outputShut, endOfStreamDelivered, machine.state == .ready else { return }
+        NetworkLog.connection.debug("both directions closed", metadata: logMetadata)
+        perform(machine.bothDirectionsClosed())
     }
 
     private var highWaterBytes: Int {

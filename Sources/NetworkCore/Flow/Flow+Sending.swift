@@ -58,7 +58,12 @@ extension Flow {
                 mailbox.budget { $0.setOpen(false) }
                 channel.flush()
                 needsFlush = false
-                channel.close(mode: .output, promise: nil)
+                let shut = eventLoop.makePromise(of: Void.self)
+                shut.futureResult.whenSuccess {
+                    self.outputShut = true
+                    self.endIfBothDirectionsClosed()
+                }
+                channel.close(mode: .output, promise: shut)
             }
         case .datagram(let datagram):
             let promise = writePromise(for: send)

@@ -14,7 +14,7 @@ extension Flow {
         guard channel === transport.channel else { return }
         NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(buffer.readableBytes)
-        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+        complete(receives.append(buffer))
     }
 
     func transportActive(channel: Channel) {
@@ -32,7 +32,7 @@ extension Flow {
         guard channel === transport.channel else { return }
         NetworkLog.connection.debug("peer closed its sending side (end of stream)", metadata: logMetadata)
         readInFlight = false
-        for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+        complete(receives.receivedEndOfStream())
     }
 
     func transportInactive(channel: Channel) {
@@ -42,7 +42,7 @@ extension Flow {
         // our own closes detach the channel first. What remains is NIO closing the socket after
         // the peer's FIN when our side had already shut its output: an orderly end of stream.
         if receives.mode == .stream && !receives.endOfStream && receives.terminalError == nil {
-            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+            complete(receives.receivedEndOfStream())
         }
     }
 
@@ -54,7 +54,7 @@ extension Flow {
             return
         }
         NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
-        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        complete(receives.fail(error))
         perform(machine.transportFailed(error))
     }
 
@@ -71,7 +71,7 @@ extension Flow {
         }
         NetworkLog.connection.trace("received datagram of \(buffer.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(buffer.readableBytes)
-        for (completion, outcome) in receives.append(buffer) { completion(outcome) }
+        complete(receives.append(buffer))
         return true
     }
 
@@ -80,15 +80,15 @@ extension Flow {
         for message in received.messages {
             NetworkLog.connection.trace("received DTLS message of \(message.readableBytes) bytes", metadata: logMetadata)
             report.receivedBytes += UInt64(message.readableBytes)
-            for (completion, outcome) in receives.append(message) { completion(outcome) }
+            complete(receives.append(message))
         }
         switch received.end {
         case nil:
             break
         case .closed:
-            for (completion, outcome) in receives.receivedEndOfStream() { completion(outcome) }
+            complete(receives.receivedEndOfStream())
         case .failed(let error):
-            for (completion, outcome) in receives.fail(error) { completion(outcome) }
+            complete(receives.fail(error))
             perform(machine.transportFailed(error))
         }
     }
@@ -96,7 +96,7 @@ extension Flow {
     /// The listener's shared socket closed under this flow.
     package func sharedTransportFailed(_ error: FlowError) {
         eventLoop.preconditionInEventLoop()
-        for (completion, outcome) in receives.fail(error) { completion(outcome) }
+        complete(receives.fail(error))
         perform(machine.transportFailed(error))
     }
 

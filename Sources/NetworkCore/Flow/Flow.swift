@@ -61,6 +61,10 @@ package final class Flow: @unchecked Sendable {
     var batchDepth = 0
     var needsFlush = false
     var readInFlight = false
+    /// Our sending side is shut (the FIN went out) / the peer's end of stream reached the
+    /// application: with both, the connection is over (`FlowStateMachine.bothDirectionsClosed`).
+    var outputShut = false
+    var endOfStreamDelivered = false
     var stateHandler: StateHandler?
     var establishment: Establishment?
     var acceptedChannel: Channel?
@@ -297,7 +301,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func failPending(_ error: FlowError) {
-        for (completion, outcome) in receives.failAll(error) { completion(outcome) }
+        complete(receives.failAll(error))
         for send in sendPath.takeQueued() { finish(send, error) }
     }
 

@@ -28,6 +28,7 @@ package enum FlowConnectionState: Equatable, Hashable, Sendable {
 /// | preparing | cancelCurrentEndpoint | preparing | skipCandidate |
 /// | waiting | restart / path changed to satisfied | preparing | report, establish |
 /// | ready | transport failed | failed(e) | report, failPending(e), closeTransport(abortive) |
+/// | ready | both directions closed (stream) | failed(ENOTCONN) | report, failPending, closeTransport |
 /// | setup, preparing, waiting, ready, failed | cancel | cancelled | stopEstablishment, closeTransport, failPending(ECANCELED), report |
 /// | setup, preparing, waiting, ready, failed | forceCancel | cancelled | as cancel, but the close is abortive |
 /// | cancelled | anything | cancelled | none |
@@ -151,6 +152,17 @@ package struct FlowStateMachine: Sendable {
         guard case .ready = state else { return [] }
         state = .failed(error)
         return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: true)]
+    }
+
+    /// A stream's two directions both ended in order: our final send went out (FIN) and the
+    /// peer's end of stream was handed to the application. Nothing can pass any more, so the
+    /// connection leaves `ready` (code written for Apple's framework, such as SwiftNIO's
+    /// Network.framework channel, waits for that to tear down) and lets the socket go.
+    package mutating func bothDirectionsClosed() -> [Action] {
+        guard case .ready = state else { return [] }
+        let error = FlowError.posix(ENOTCONN)
+        state = .failed(error)
+        return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: false)]
     }
 
     package mutating func cancel(force: Bool) -> [Action] {

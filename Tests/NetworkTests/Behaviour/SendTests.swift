@@ -149,7 +149,31 @@ extension BehaviourTests {
             let end2 = try await probe.receive(minimum: 1, maximum: 10)
             #expect(end2.isComplete == true)
             #expect(end2.error == nil)
-            #expect(probe.states.values == [.preparing, .ready], "closing both directions in order is not a failure")
+            // Both directions are now closed: the connection leaves `ready` on its own (as Apple's
+            // does; SwiftNIO's Network.framework channel relies on it to tear down), with ENOTCONN.
+            try await probe.wait(for: .failed(.posix(.ENOTCONN)), timeout: 5)
+            #expect(probe.states.values == [.preparing, .ready, .failed(.posix(.ENOTCONN))])
+            try await probe.cancelAndWait()
+        }
+
+        @Test("the peer's end of stream first, then our final message: the connection ends with ENOTCONN")
+        func peerClosesFirstThenFinalMessage() async throws {
+            let (probe, peer, _) = try await StreamReceive.connectedPair()
+            try peer.sendAll(Array("bye".utf8))
+            peer.shutdownWrite()
+            let last = try await probe.receive(minimum: 1, maximum: 10)
+            #expect(last.text == "bye")
+            let end = last.isComplete ? last : try await probe.receive(minimum: 1, maximum: 10)
+            #expect(end.isComplete == true)
+            // Half-closed by the peer only: still ready, and sending still works.
+            #expect(probe.states.values == [.preparing, .ready])
+            #expect(try await probe.send(Array("ok".utf8)) == nil)
+            #expect(try await probe.send(nil, context: .finalMessage, isComplete: true) == nil)
+            let (bytes, peerEnd) = try await offload { peer.receiveUntilEnd(timeout: 10) }
+            #expect(bytes == Array("ok".utf8))
+            #expect(peerEnd == .endOfStream)
+            try await probe.wait(for: .failed(.posix(.ENOTCONN)), timeout: 5)
+            #expect(probe.states.values == [.preparing, .ready, .failed(.posix(.ENOTCONN))])
             try await probe.cancelAndWait()
         }
 
