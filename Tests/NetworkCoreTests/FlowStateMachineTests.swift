@@ -50,7 +50,9 @@ struct FlowStateMachineTests {
 
     @Test(arguments: [
         FlowError.posix(ECONNREFUSED), .posix(ENETUNREACH), .posix(EHOSTUNREACH), .posix(ENETDOWN),
-        .posix(ETIMEDOUT), .dns(-65554), .dns(-65568),
+        .posix(ETIMEDOUT), .dns(-65554), .dns(-65568), .posix(ENOENT), .posix(ECONNRESET), .posix(ECONNABORTED),
+        .posix(EPIPE), .posix(ENOBUFS), .posix(EAGAIN), .posix(EPERM), .posix(EADDRINUSE), .posix(EADDRNOTAVAIL),
+        .posix(EHOSTDOWN), .posix(ENETRESET), .posix(EIO),
     ])
     func retryableFailureGoesWaiting(error: FlowError) {
         var m = machine(in: .preparing)
@@ -58,7 +60,10 @@ struct FlowStateMachineTests {
         #expect(m.state == .waiting(error))
     }
 
-    @Test(arguments: [FlowError.posix(EACCES), .posix(EINVAL), .posix(EPROTONOSUPPORT), .tls(-9808)])
+    @Test(arguments: [
+        FlowError.posix(EACCES), .posix(EINVAL), .posix(EPROTONOSUPPORT), .tls(-9808), .posix(EAFNOSUPPORT),
+        .posix(EPROTO), .posix(EMSGSIZE), .posix(ECANCELED), .posix(ENAMETOOLONG),
+    ])
     func fatalFailureGoesFailed(error: FlowError) {
         var m = machine(in: .preparing)
         #expect(m.establishmentFailed(error) == [.report(.failed(error)), .failPending(error)])

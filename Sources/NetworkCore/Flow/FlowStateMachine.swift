@@ -56,23 +56,32 @@ package struct FlowStateMachine: Sendable {
     package init() {}
 
     /// Whether a failure to establish should leave the flow waiting (to retry when the network
-    /// changes or on `restart()`) rather than failed. Apple waits when nothing listens, when there
-    /// is no route, and when name resolution finds nothing.
+    /// changes or on `restart()`) rather than failed. Apple's rule is that establishment errors
+    /// wait: nothing listening, no route, an interface down, a name that does not resolve, a reset
+    /// or abort during the handshake, a full buffer, a local firewall. Only errors that no change
+    /// of network can cure fail at once: TLS (a certificate stays wrong), invalid or unsupported
+    /// configuration, a proxy that refuses our credentials or does not speak its protocol, and
+    /// our own cancellation. (Waiting costs nothing while nothing changes: a waiting flow retries
+    /// only on a path change or `restart()`, so no error can make it spin.)
     package static func isRetryable(_ error: FlowError) -> Bool {
         switch error {
         case .dns:
             return true
         case .posix(let code):
-            return retryablePOSIXCodes.contains(code)
+            return !fatalPOSIXCodes.contains(code)
         case .tls:
             return false
         }
     }
 
-    /// ENOENT: a UNIX-domain socket path that does not exist (yet) is that transport's "nothing
-    /// listens", and Apple's connection waits for it too.
-    private static let retryablePOSIXCodes: Set<Int32> = [
-        ECONNREFUSED, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ETIMEDOUT, EADDRNOTAVAIL, ENOENT,
+    /// Establishment errors that fail the connection instead of leaving it waiting.
+    package static let fatalPOSIXCodes: Set<Int32> = [
+        // Invalid or unsupported configuration.
+        EINVAL, EAFNOSUPPORT, EPROTONOSUPPORT, EPROTOTYPE, EOPNOTSUPP, ESOCKTNOSUPPORT, ENAMETOOLONG,
+        EBADF, ENOTSOCK, EFAULT, EISCONN, EALREADY,
+        // A proxy refused our credentials (EACCES), spoke nonsense (EPROTO) or sent too much.
+        EACCES, EPROTO, EMSGSIZE,
+        ECANCELED,
     ]
 
     /// What becomes of a send issued in the current state.
