@@ -25,37 +25,37 @@ final class GnuTLSSession: @unchecked Sendable {
         case failed(FlowError)
     }
 
-    private enum Phase {
+    enum Phase {
         case idle, handshaking, verifying, established, closed
     }
 
     let settings: FlowTLSConfiguration
-    private let role: Role
+    let role: Role
     /// TLS over a byte stream rather than DTLS over datagrams.
-    private let stream: Bool
+    let stream: Bool
     /// The stream's peer closed its side (a read of nothing then means the end).
-    private var inputClosed = false
-    private let eventLoop: EventLoop
-    private let credentials: GnuTLSCredentials
-    private var session: gnutls_session_t?
-    private var phase = Phase.idle
+    var inputClosed = false
+    let eventLoop: EventLoop
+    let credentials: GnuTLSCredentials
+    var session: gnutls_session_t?
+    var phase = Phase.idle
     /// Ciphertext datagrams not yet consumed by GnuTLS. Bounded: a flood only drops datagrams,
     /// as UDP would.
-    private var inbound = Deque<ByteBuffer>()
-    private static let inboundLimit = 64
-    private let write: (ByteBuffer, EventLoopPromise<Void>?) -> Void
-    private let flush: () -> Void
+    var inbound = Deque<ByteBuffer>()
+    static let inboundLimit = 64
+    let write: (ByteBuffer, EventLoopPromise<Void>?) -> Void
+    let flush: () -> Void
     /// The completion of the plaintext write in progress, handed to the ciphertext it became.
-    private var writePromise: EventLoopPromise<Void>?
-    private var retransmit: Scheduled<Void>?
-    private var handshakeCompletion: ((Result<TLSSessionFacts, FlowError>) -> Void)?
-    private var facts: TLSSessionFacts?
+    var writePromise: EventLoopPromise<Void>?
+    var retransmit: Scheduled<Void>?
+    var handshakeCompletion: ((Result<TLSSessionFacts, FlowError>) -> Void)?
+    var facts: TLSSessionFacts?
 
     /// The largest plaintext one record can carry (GnuTLS's default record size).
-    private static let recordCapacity = 16_384
+    static let recordCapacity = 16_384
 
     /// Datagrams larger than this are refused with EMSGSIZE (the handshake fragments itself).
-    private static let mtu: UInt32 = 1_400
+    static let mtu: UInt32 = 1_400
 
     /// How long a handshake may take before it fails with ETIMEDOUT (a lost or undecryptable
     /// flight is retransmitted until then; DTLS drops what it cannot decrypt, so a wrong key
@@ -87,13 +87,13 @@ final class GnuTLSSession: @unchecked Sendable {
         if let session { gnutls_deinit(session) }
     }
 
-    private func configure(handshakeTimeout: TimeAmount) throws(FlowError) {
+    func configure(handshakeTimeout: TimeAmount) throws(FlowError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         gnutls_session_set_ptr(session, me)
         gnutls_transport_set_ptr(session, me)
-        gnutls_transport_set_push_function(session, dtlsPush)
-        gnutls_transport_set_pull_function(session, dtlsPull)
-        gnutls_transport_set_pull_timeout_function(session, dtlsPullTimeout)
+        gnutls_transport_set_push_function(session, gnuTLSPush)
+        gnutls_transport_set_pull_function(session, gnuTLSPull)
+        gnutls_transport_set_pull_timeout_function(session, gnuTLSPullTimeout)
         try GnuTLSCall.check(gnutls_priority_set_direct(session, credentials.priority, nil))
         if let certificates = credentials.certificates {
             try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificates)))
@@ -124,7 +124,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
     }
 
-    private func setApplicationProtocols(_ protocols: [String]) throws(FlowError) {
+    func setApplicationProtocols(_ protocols: [String]) throws(FlowError) {
         var storage = protocols.map { Array($0.utf8) }
         let status: Int32 = storage.withUnsafeMutableBufferPointer { names in
             var datums = names.indices.map { index in
@@ -160,7 +160,7 @@ final class GnuTLSSession: @unchecked Sendable {
         continueHandshake()
     }
 
-    private func continueHandshake() {
+    func continueHandshake() {
         guard phase == .handshaking else { return }
         retransmit?.cancel()
         retransmit = nil
@@ -191,62 +191,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
     }
 
-    private func verifyPeer() {
-        let chain = peerCertificates()
-        let isClient = role != .server
-        let authenticatesPeer = isClient
-            ? settings.peerAuthenticationRequired != false
-            : settings.peerAuthenticationRequired == true
-        // A PSK session authenticates both sides with the key; there is no certificate.
-        let usedPSK = chain.isEmpty && !settings.preSharedKeys.isEmpty
-        if !authenticatesPeer || usedPSK {
-            finishHandshake(.success(sessionFacts(chain)))
-            return
-        }
-        if let verify = settings.verify {
-            let loop = eventLoop
-            verify(chain) { [weak self] trusted in
-                guard let self else { return }
-                loop.execute { self.verified(trusted, chain: chain) }
-            }
-            return
-        }
-        var status: UInt32 = 0
-        let checked: Int32
-        if case .client(let serverName) = role, let serverName {
-            checked = gnutls_certificate_verify_peers3(session, serverName, &status)
-        } else {
-            checked = gnutls_certificate_verify_peers3(session, nil, &status)
-        }
-        if checked < 0 || chain.isEmpty {
-            NetworkLog.tls.debug("peer not verified: \(chain.isEmpty ? "no certificate presented" : "verification error \(checked)")")
-            reject(TLSStatus.certificateChainInvalid)
-        } else if status != 0 {
-            NetworkLog.tls.debug("peer certificate refused: GnuTLS verification status 0x\(String(status, radix: 16))")
-            reject(GnuTLSErrors.statusForVerification(status))
-        } else {
-            finishHandshake(.success(sessionFacts(chain)))
-        }
-    }
-
-    private func verified(_ trusted: Bool, chain: [[UInt8]]) {
-        guard phase == .verifying else { return }
-        NetworkLog.tls.debug("verify block says \(trusted ? "trusted" : "not trusted")")
-        if trusted {
-            finishHandshake(.success(sessionFacts(chain)))
-        } else {
-            reject(TLSStatus.badCertificate)
-        }
-    }
-
-    /// Tells the peer its certificate was refused, then fails.
-    private func reject(_ status: Int32) {
-        _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_BAD_CERTIFICATE)
-        flush()
-        finishHandshake(.failure(.tls(status)))
-    }
-
-    private func finishHandshake(_ result: Result<TLSSessionFacts, FlowError>) {
+    func finishHandshake(_ result: Result<TLSSessionFacts, FlowError>) {
         retransmit?.cancel()
         retransmit = nil
         switch result {
@@ -260,54 +205,6 @@ final class GnuTLSSession: @unchecked Sendable {
         let completion = handshakeCompletion
         handshakeCompletion = nil
         completion?(result)
-    }
-
-    private func peerCertificates() -> [[UInt8]] {
-        var count: UInt32 = 0
-        guard let list = gnutls_certificate_get_peers(session, &count) else { return [] }
-        return (0..<Int(count)).map { GnuTLSCall.bytes(list[$0]) }
-    }
-
-    private func sessionFacts(_ chain: [[UInt8]]) -> TLSSessionFacts {
-        var alpn = gnutls_datum_t()
-        let negotiated: String? = gnutls_alpn_get_selected_protocol(session, &alpn) == 0
-            ? String(decoding: GnuTLSCall.bytes(alpn), as: UTF8.self) : nil
-        let version: UInt16?
-        switch gnutls_protocol_get_version(session) {
-        case GNUTLS_DTLS1_2: version = 0xfefd
-        case GNUTLS_DTLS1_0: version = 0xfeff
-        case GNUTLS_TLS1_2: version = 0x0303
-        case GNUTLS_TLS1_3: version = 0x0304
-        default: version = nil
-        }
-        var serverName: String?
-        if case .client(let name) = role { serverName = name }
-        return TLSSessionFacts(
-            negotiatedProtocol: negotiated, version: version, peerCertificates: chain, serverName: serverName,
-            cipherSuite: negotiatedSuite())
-    }
-
-    /// The IANA number of the negotiated suite (GnuTLS names suites by their parts).
-    private func negotiatedSuite() -> UInt16? {
-        let exchange = gnutls_kx_get(session)
-        let cipher = gnutls_cipher_get(session)
-        let mac = gnutls_mac_get(session)
-        var index = 0
-        var identifier: (UInt8, UInt8) = (0, 0)
-        var candidateExchange = GNUTLS_KX_UNKNOWN
-        var candidateCipher = GNUTLS_CIPHER_UNKNOWN
-        var candidateMAC = GNUTLS_MAC_UNKNOWN
-        while withUnsafeMutablePointer(to: &identifier, { pointer in
-            pointer.withMemoryRebound(to: UInt8.self, capacity: 2) { bytes in
-                gnutls_cipher_suite_info(index, bytes, &candidateExchange, &candidateCipher, &candidateMAC, nil)
-            }
-        }) != nil {
-            if candidateExchange == exchange && candidateCipher == cipher && candidateMAC == mac {
-                return UInt16(identifier.0) << 8 | UInt16(identifier.1)
-            }
-            index += 1
-        }
-        return nil
     }
 
     // MARK: - Records
@@ -338,7 +235,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
     }
 
-    private func drain() -> (messages: [ByteBuffer], end: End?) {
+    func drain() -> (messages: [ByteBuffer], end: End?) {
         var messages: [ByteBuffer] = []
         while true {
             var status = 0
@@ -375,7 +272,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
     }
 
-    private var scratch = ByteBufferAllocator().buffer(capacity: 0)
+    var scratch = ByteBufferAllocator().buffer(capacity: 0)
 
     /// Encrypts one message into one record (one datagram); on a stream, as many records as it
     /// takes. The promise completes with the write of the last one.
@@ -423,7 +320,7 @@ final class GnuTLSSession: @unchecked Sendable {
         flush()
     }
 
-    private var outputClosed = false
+    var outputClosed = false
 
     /// Sends close_notify (once) and stops; later datagrams are ignored.
     func close() {
@@ -441,52 +338,4 @@ final class GnuTLSSession: @unchecked Sendable {
         if wasHandshaking { finishHandshake(.failure(.posix(ECANCELED))) }
     }
 
-    // MARK: - Transport callbacks (called by GnuTLS, on the loop, inside our calls)
-
-    fileprivate func pull(into buffer: UnsafeMutableRawPointer?, size: Int) -> Int {
-        guard var datagram = inbound.popFirst() else {
-            // Nothing more will come on a closed stream: a read of nothing is the end.
-            if stream && inputClosed { return 0 }
-            gnutls_transport_set_errno(session, EAGAIN)
-            return -1
-        }
-        let count = min(size, datagram.readableBytes)
-        datagram.withUnsafeReadableBytes { bytes in
-            if let buffer, let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: count) }
-        }
-        if stream && count < datagram.readableBytes {
-            // A stream is bytes, not messages: keep the rest for the next read.
-            datagram.moveReaderIndex(forwardBy: count)
-            inbound.prepend(datagram)
-        }
-        return count
-    }
-
-    fileprivate var hasInput: Bool { !inbound.isEmpty || (stream && inputClosed) }
-
-    fileprivate func push(_ bytes: UnsafeRawPointer?, size: Int) -> Int {
-        var datagram = ByteBufferAllocator().buffer(capacity: size)
-        if let bytes { datagram.writeBytes(UnsafeRawBufferPointer(start: bytes, count: size)) }
-        let promise = writePromise
-        writePromise = nil
-        write(datagram, promise)
-        return size
-    }
-}
-
-private func owner(_ pointer: gnutls_transport_ptr_t?) -> GnuTLSSession? {
-    pointer.map { Unmanaged<GnuTLSSession>.fromOpaque($0).takeUnretainedValue() }
-}
-
-private func dtlsPull(_ pointer: gnutls_transport_ptr_t?, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
-    owner(pointer)?.pull(into: buffer, size: size) ?? -1
-}
-
-private func dtlsPullTimeout(_ pointer: gnutls_transport_ptr_t?, _ milliseconds: UInt32) -> Int32 {
-    // Non-blocking: never wait; say whether a datagram is queued.
-    (owner(pointer)?.hasInput ?? false) ? 1 : 0
-}
-
-private func dtlsPush(_ pointer: gnutls_transport_ptr_t?, _ bytes: UnsafeRawPointer?, _ size: Int) -> Int {
-    owner(pointer)?.push(bytes, size: size) ?? -1
 }
