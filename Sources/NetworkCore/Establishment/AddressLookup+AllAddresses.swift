@@ -17,29 +17,40 @@ extension AddressLookup {
             if let literal = SocketAddress(literal: host, port: port, interfaceName: interfaceName) {
                 return eventLoop.makeSucceededFuture([literal])
             }
-            let promise = eventLoop.makePromise(of: [SocketAddress].self)
-            let found = NIOLoopBoundBox<[AddressFamily: [SocketAddress]]>([:], eventLoop: eventLoop)
-            _ = start(host, port: port, sink: AddressLookupSink { event in
-                eventLoop.execute {
-                    switch event {
-                    case .answer(let family, let addresses, _):
-                        found.value[family, default: []] += addresses
-                    case .familyFailed:
-                        break
-                    case .finished:
-                        let all = (version == .v4 ? [] : found.value[.ipv6] ?? [])
-                            + (version == .v6 ? [] : found.value[.ipv4] ?? [])
-                        if all.isEmpty {
-                            promise.fail(FlowError.dns(DNSServiceCode.noSuchRecord))
-                        } else {
-                            promise.succeed(all)
-                        }
-                    case .failed(let error):
-                        promise.fail(error)
-                    }
-                }
-            })
-            return promise.futureResult
+            // The answers are gathered on the loop.
+            guard eventLoop.inEventLoop else {
+                return eventLoop.flatSubmit { collectAddresses(host, port: port, version: version, on: eventLoop) }
+            }
+            return collectAddresses(host, port: port, version: version, on: eventLoop)
         }
+    }
+
+    /// `allAddresses` for a name, on `eventLoop`.
+    private func collectAddresses(
+        _ host: String, port: Int, version: IPSocketSettings.Version, on eventLoop: EventLoop
+    ) -> EventLoopFuture<[SocketAddress]> {
+        let promise = eventLoop.makePromise(of: [SocketAddress].self)
+        let found = NIOLoopBoundBox<[AddressFamily: [SocketAddress]]>([:], eventLoop: eventLoop)
+        _ = start(host, port: port, sink: AddressLookupSink { event in
+            eventLoop.execute {
+                switch event {
+                case .answer(let family, let addresses, _):
+                    found.value[family, default: []] += addresses
+                case .familyFailed:
+                    break
+                case .finished:
+                    let all = (version == .v4 ? [] : found.value[.ipv6] ?? [])
+                        + (version == .v6 ? [] : found.value[.ipv4] ?? [])
+                    if all.isEmpty {
+                        promise.fail(FlowError.dns(DNSServiceCode.noSuchRecord))
+                    } else {
+                        promise.succeed(all)
+                    }
+                case .failed(let error):
+                    promise.fail(error)
+                }
+            }
+        })
+        return promise.futureResult
     }
 }
