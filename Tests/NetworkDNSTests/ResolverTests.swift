@@ -10,8 +10,8 @@ struct ResolverTests {
     @Test func resolvesBothFamiliesAsTwoEvents() async throws {
         try await withDnsmasq { dnsmasq in
             let resolver = try dnsmasq.resolver()
-            let events = Recorder<DNSAddressEvent>()
-            resolver.resolveAddresses("dual.test") { events.append($0) }
+            let events = Recorder<DNSAddressLookupEvent>()
+            resolver.lookUpAddresses("dual.test") { events.append($0) }
             let received = try await events.wait(count: 2, "AAAA and A events")
             #expect(Set(received.map(\.type)) == [.a, .aaaa])
             for event in received {
@@ -25,12 +25,12 @@ struct ResolverTests {
                 #expect(answer.duration > .zero && answer.duration < .seconds(2))
                 #expect(answer.addresses == [answer.question.type == .a ? DNSIPAddress("10.77.0.2") : DNSIPAddress("fd77::2")])
             }
-            let combined = await resolver.resolveAddresses("dual.test")
+            let combined = await resolver.lookUpAddresses("dual.test")
             #expect(combined.addresses.map(\.description) == ["fd77::2", "10.77.0.2"])
             #expect(try combined.ipv4.get().source == .cache)
 
             var streamed: [DNSRecordType] = []
-            for await event in resolver.addressEvents("v4only.test") {
+            for await event in resolver.addressLookupEvents("v4only.test") {
                 streamed.append(event.type)
                 if case .answer(let answer) = event, answer.question.type == .aaaa { #expect(answer.outcome == .noData) }
             }
@@ -122,7 +122,7 @@ struct ResolverTests {
     @Test func hostsFileComesFirst() async throws {
         try await withDnsmasq { dnsmasq in
             let resolver = try dnsmasq.resolver(hosts: HostsFile(parsing: "192.0.2.9 dual.test\n"))
-            let result = await resolver.resolveAddresses("dual.test")
+            let result = await resolver.lookUpAddresses("dual.test")
             #expect(try result.ipv4.get().source == .hosts)
             #expect(result.addresses.map(\.description) == ["192.0.2.9"])
             #expect(try result.ipv6.get().outcome == .noData)
@@ -206,7 +206,7 @@ struct ResolverOtherTests {
 
     @Test func usesAnIPv6Nameserver() async throws {
         try await withDnsmasq(listenAddress: "::1") { dnsmasq in
-            let result = await (try dnsmasq.resolver()).resolveAddresses("dual.test")
+            let result = await (try dnsmasq.resolver()).lookUpAddresses("dual.test")
             #expect(result.addresses.map(\.description) == ["fd77::2", "10.77.0.2"])
             let many = try await dnsmasq.resolver().query("many.test", type: .a)
             #expect(many.records.count == 100)  // truncated over UDP, so TCP over IPv6 too
@@ -220,14 +220,25 @@ struct ResolverOtherTests {
             configuration: DNSResolverConfiguration(
                 nameservers: [try SocketAddress(ipAddress: "127.0.0.1", port: Int(port))], timeout: .seconds(5), attempts: 1),
             cache: DNSCache())
-        let events = Recorder<DNSAddressEvent>()
-        let lookup = resolver.resolveAddresses("slow.test") { events.append($0) }
-        await pause(milliseconds: 50)
+        let events = Recorder<DNSAddressLookupEvent>()
+        let lookup = resolver.lookUpAddresses("slow.test") { events.append($0) }
+        #expect(await Self.outstandingQueries(of: resolver, become: 2), "AAAA and A are on the wire")
         let started = NIODeadline.now()
         lookup.cancel()
         await lookup.wait()
         #expect(NIODeadline.now() - started < .seconds(1))
         #expect(events.count == 0)
+        // Cancelled, not just ignored: both query sockets are closed long before the timeout.
+        #expect(await Self.outstandingQueries(of: resolver, become: 0))
+    }
+
+    /// Waits up to 2 s for `resolver` to have `count` queries on the wire.
+    static func outstandingQueries(of resolver: DNSResolver, become count: Int) async -> Bool {
+        for _ in 0..<200 {
+            if resolver.outstandingQueries == count { return true }
+            await pause(milliseconds: 10)
+        }
+        return resolver.outstandingQueries == count
     }
 
     /// Not a benchmark: a sanity bound, and the figure printed for the report.

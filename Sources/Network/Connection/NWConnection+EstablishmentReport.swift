@@ -42,7 +42,7 @@ extension NWConnection {
             public let successfulEndpoint: NWEndpoint
             /// The address that was tried first.
             public let preferredEndpoint: NWEndpoint
-            /// The DNS transport (`.unknown` while names go through the system's `getaddrinfo`).
+            /// The DNS transport; `.unknown`, as the engine's resolver does not report it yet.
             public var dnsProtocol: DNSProtocol { storedProtocol }
             let storedProtocol: DNSProtocol
         }

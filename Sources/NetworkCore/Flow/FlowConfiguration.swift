@@ -32,7 +32,7 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .address(let address): return address
         case .hostPort(let host, let port, let interfaceName):
-            return AddressResolver.literalAddress(host, port: port, interfaceName: interfaceName)
+            return SocketAddress(literal: host, port: port, interfaceName: interfaceName)
         case .unix: return nil
         }
     }
@@ -89,10 +89,9 @@ package struct FlowConfiguration: Sendable {
     package var preferNoProxies = false
     /// `expiredDNSBehavior == .allow`: an expired cached answer may be used at once.
     package var allowExpiredDNS = false
-    /// Resolve with getaddrinfo instead of the engine's resolver.
-    package var useSystemResolver = false
-    /// How host names are looked up; nil for the system's getaddrinfo.
-    package var addressLookup: AddressLookup?
+    /// How host names are looked up; nil for `DNSResolverAddressLookup` (NetworkDNS's resolver),
+    /// honouring `allowExpiredDNS`.
+    package var addressLookup: (any AddressLookup)?
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?

@@ -144,8 +144,8 @@ package final class FlowListener: @unchecked Sendable {
             return try SocketAddress(unixDomainSocketPath: path)
         }
         if let host = configuration.localHost {
-            guard let address = AddressResolver.literalAddress(
-                host, port: configuration.port, interfaceName: configuration.localInterfaceName)
+            guard let address = SocketAddress(
+                literal: host, port: configuration.port, interfaceName: configuration.localInterfaceName)
             else { throw FlowError.posix(EADDRNOTAVAIL) }
             return address
         }

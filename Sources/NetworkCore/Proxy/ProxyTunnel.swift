@@ -76,9 +76,9 @@ package enum ProxyTunnel {
                     .domain(destination.host), port: destination.port, proxy: proxy, on: channel, deadline: deadline)
             }
             // socks5://: the name is resolved here and the proxy gets the first address.
-            return AddressResolver.resolve(
-                .hostPort(host: destination.host, port: Int(destination.port), interfaceName: nil),
-                version: ipVersion, transport: .tcp, on: eventLoop
+            return DNSResolverAddressLookup().allAddresses(
+                of: .hostPort(host: destination.host, port: Int(destination.port), interfaceName: nil),
+                version: ipVersion, on: eventLoop
             ).flatMapError { error in
                 channel.close(promise: nil)
                 return eventLoop.makeFailedFuture(error)

@@ -1,4 +1,5 @@
 import CGnuTLS
+import NIOCore
 
 /// Checks a server certificate against the name (or address) the client asked for, RFC 6125
 /// style (subjectAltName DNS and IP entries, wildcards in the left-most label only), with
@@ -15,7 +16,7 @@ enum HostNameCheck {
             return gnutls_x509_crt_import(certificate, &datum, GNUTLS_X509_FMT_DER)
         }
         guard imported >= 0 else { return false }
-        if let address = AddressResolver.literalAddress(name, port: 0) {
+        if let address = SocketAddress(literal: name, port: 0) {
             var bytes: [UInt8]
             switch address {
             case .v4(let v4):

@@ -184,7 +184,7 @@ enum TLSStack {
         do {
             let context = try clientContext(settings)
             // SNI carries names only; an address literal is verified by the verify block if any.
-            let sniName = hostName.flatMap { AddressResolver.literalAddress($0, port: 0) == nil ? $0 : nil }
+            let sniName = hostName.flatMap { SocketAddress(literal: $0, port: 0) == nil ? $0 : nil }
             let presented = PresentedChain()
             let handler: NIOSSLClientHandler
             if let verify = settings.verify {

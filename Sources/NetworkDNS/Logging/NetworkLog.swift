@@ -21,7 +21,7 @@ package enum NetworkLog {
     package static let dns = make("network.dns")
     /// TLS and DTLS handshakes: version, cipher suite, verification verdict.
     package static let tls = make("network.tls")
-    /// The path engine: network configuration changes.
+    /// The path monitor: network configuration changes.
     package static let path = make("network.path")
     /// Proxy tunnels: which proxy, handshake outcome.
     package static let proxy = make("network.proxy")

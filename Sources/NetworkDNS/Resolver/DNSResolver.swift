@@ -21,6 +21,12 @@ package final class DNSResolver: Sendable {
     /// Questions whose stale cache entry is being refreshed, so a burst of lookups starts one
     /// refresh, not one each.
     private let refreshing = Mutex<Set<DNSCacheKey>>([])
+    /// The query sockets open now.
+    private let sockets = DNSSocketCount()
+
+    /// How many queries are on the wire right now (each has a socket of its own until it is
+    /// answered, times out or is cancelled).
+    package var outstandingQueries: Int { sockets.current }
 
     /// The process-wide resolver over /etc/resolv.conf, /etc/hosts and /etc/nsswitch.conf as
     /// they are now: a change to any of them (a new network's DHCP, an edited hosts file) is
@@ -47,14 +53,14 @@ package final class DNSResolver: Sendable {
     /// as each completes (from any thread). With `allowStale`, an expired cache entry is
     /// delivered at once (source `.staleCache`) and refreshed in the background.
     @discardableResult
-    package func resolveAddresses(
-        _ host: String, allowStale: Bool = false, handler: @escaping @Sendable (DNSAddressEvent) -> Void
-    ) -> DNSLookup {
+    package func lookUpAddresses(
+        _ host: String, allowStale: Bool = false, handler: @escaping @Sendable (DNSAddressLookupEvent) -> Void
+    ) -> DNSAddressLookup {
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
                 for type in [DNSRecordType.aaaa, .a] {
                     group.addTask {
-                        let event: DNSAddressEvent
+                        let event: DNSAddressLookupEvent
                         do {
                             event = .answer(try await self.query(host, type: type, allowStale: allowStale))
                         } catch {
@@ -65,13 +71,13 @@ package final class DNSResolver: Sendable {
                 }
             }
         }
-        return DNSLookup(task: task)
+        return DNSAddressLookup(task: task)
     }
 
     /// The same two events as an async sequence (it finishes after both).
-    package func addressEvents(_ host: String, allowStale: Bool = false) -> AsyncStream<DNSAddressEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DNSAddressEvent.self)
-        let lookup = resolveAddresses(host, allowStale: allowStale) { continuation.yield($0) }
+    package func addressLookupEvents(_ host: String, allowStale: Bool = false) -> AsyncStream<DNSAddressLookupEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DNSAddressLookupEvent.self)
+        let lookup = lookUpAddresses(host, allowStale: allowStale) { continuation.yield($0) }
         let finisher = Task {
             await lookup.wait()
             continuation.finish()
@@ -84,10 +90,10 @@ package final class DNSResolver: Sendable {
     }
 
     /// Both families at once, for callers that do not race.
-    package func resolveAddresses(_ host: String, allowStale: Bool = false) async -> DNSAddressResolution {
+    package func lookUpAddresses(_ host: String, allowStale: Bool = false) async -> DNSAddressLookupResult {
         async let v6 = result { try await self.query(host, type: .aaaa, allowStale: allowStale) }
         async let v4 = result { try await self.query(host, type: .a, allowStale: allowStale) }
-        return DNSAddressResolution(ipv6: await v6, ipv4: await v4)
+        return DNSAddressLookupResult(ipv6: await v6, ipv4: await v4)
     }
 
     private func result(_ body: () async throws -> DNSAnswer) async -> Result<DNSAnswer, DNSResolverError> {
@@ -282,14 +288,14 @@ package final class DNSResolver: Sendable {
         NetworkLog.dns.trace("asking \(server) about \(question.name) \(question.type) over UDP")
         let query = DNSMessage.query(
             id: UInt16.random(in: .min ... .max, using: &generator), question: question, ednsPayloadSize: ednsPayloadSize)
-        switch try await DNSUDPExchange.run(query: query, server: server, timeout: configuration.timeout, group: group) {
+        switch try await DNSUDPExchange.run(query: query, server: server, timeout: configuration.timeout, group: group, sockets: sockets) {
         case .message(let message) where !message.header.isTruncated:
             return message
         case .message, .truncated:
             NetworkLog.dns.debug("\(server) truncated its answer about \(question.name) \(question.type): asking over TCP")
             var tcpQuery = query
             tcpQuery.header.id = UInt16.random(in: .min ... .max, using: &generator)
-            return try await DNSTCPExchange.run(query: tcpQuery, server: server, timeout: configuration.timeout, group: group)
+            return try await DNSTCPExchange.run(query: tcpQuery, server: server, timeout: configuration.timeout, group: group, sockets: sockets)
         }
     }
 

@@ -5,7 +5,7 @@ import NIOPosix
 /// length. Used when a UDP reply came back truncated.
 enum DNSTCPExchange {
     static func run(
-        query: DNSMessage, server: SocketAddress, timeout: TimeAmount, group: any EventLoopGroup
+        query: DNSMessage, server: SocketAddress, timeout: TimeAmount, group: any EventLoopGroup, sockets: DNSSocketCount
     ) async throws -> DNSMessage {
         guard let question = query.questions.first else { throw DNSResolverError.invalidName("") }
         let eventLoop = group.next()
@@ -17,7 +17,8 @@ enum DNSTCPExchange {
             channel = try await ClientBootstrap(group: eventLoop)
                 .connectTimeout(timeout)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    sockets.track(channel)
+                    return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(Handler(filter: filter, promise: promise))
                     }
                 }

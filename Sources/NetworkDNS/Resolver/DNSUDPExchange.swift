@@ -13,7 +13,7 @@ enum DNSUDPExchange {
     }
 
     static func run(
-        query: DNSMessage, server: SocketAddress, timeout: TimeAmount, group: any EventLoopGroup
+        query: DNSMessage, server: SocketAddress, timeout: TimeAmount, group: any EventLoopGroup, sockets: DNSSocketCount
     ) async throws -> Reply {
         guard let question = query.questions.first else { throw DNSResolverError.invalidName("") }
         let eventLoop = group.next()
@@ -24,7 +24,8 @@ enum DNSUDPExchange {
         do {
             channel = try await DatagramBootstrap(group: eventLoop)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    sockets.track(channel)
+                    return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(Handler(filter: filter, promise: promise))
                     }
                 }

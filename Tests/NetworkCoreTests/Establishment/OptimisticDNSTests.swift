@@ -25,7 +25,7 @@ struct OptimisticDNSTests {
         _ host: String, port: Int, resolver: DNSResolver, allowStale: Bool
     ) async throws -> (FlowConnectionState, Duration) {
         var configuration = FlowConfiguration(target: .hostPort(host: host, port: port, interfaceName: nil))
-        configuration.addressLookup = DNSResolverLookup.make(allowStale: allowStale, resolver: resolver)
+        configuration.addressLookup = DNSResolverAddressLookup(allowStale: allowStale, resolver: resolver)
         let flow = Flow(configuration: configuration)
         let states = Recorder<FlowConnectionState>()
         flow.observe { states.append($0) }

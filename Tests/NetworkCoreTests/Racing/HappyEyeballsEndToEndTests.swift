@@ -28,7 +28,7 @@ struct HappyEyeballsEndToEndTests {
             var configuration = FlowConfiguration(target: .hostPort(host: "racer.test", port: port, interfaceName: nil))
             configuration.connectionAttemptDelay = attemptDelay
             configuration.tls = tls
-            configuration.addressLookup = { _, _, sink in
+            configuration.addressLookup = ScriptedAddressLookup { _, _, sink in
                 if let aaaaLag {
                     sink.answered(.ipv4, ipv4)
                     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(aaaaLag)) {

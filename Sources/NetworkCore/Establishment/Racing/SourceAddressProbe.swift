@@ -6,8 +6,8 @@ import Darwin
 import NIOCore
 
 /// The I/O half of address sorting: asks the kernel which source address it would use for each
-/// destination, the way glibc's getaddrinfo does, by connecting a UDP socket (which sends nothing,
-/// it only looks the route up) and reading its local address. No route means no source, which
+/// destination, as glibc does to sort its answers, by connecting a UDP socket (which sends
+/// nothing, it only looks the route up) and reading its local address. No route means no source, which
 /// RFC 6724 rule 1 sorts last.
 enum SourceAddressProbe {
     /// `addresses` as race candidates with their RFC 6724 keys. Even a lone address is probed:

@@ -114,7 +114,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
         switch role {
         case .client(let serverName):
-            if let serverName, AddressResolver.literalAddress(serverName, port: 0) == nil {
+            if let serverName, SocketAddress(literal: serverName, port: 0) == nil {
                 try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
             }
         case .server:

@@ -1,5 +1,5 @@
 /// Both families' results of an address lookup, for callers that just want the addresses.
-package struct DNSAddressResolution: Sendable {
+package struct DNSAddressLookupResult: Sendable {
     /// The AAAA lookup's result.
     package var ipv6: Result<DNSAnswer, DNSResolverError>
     /// The A lookup's result.

@@ -1,7 +1,8 @@
-/// A running address lookup started with a callback. Cancel it when the connection no longer
-/// needs the answers: the queries stop and events not yet delivered are dropped (one that is
-/// being delivered at that moment may still arrive).
-package final class DNSLookup: Sendable {
+/// A running address lookup (AAAA and A) started with `DNSResolver.lookUpAddresses`. Cancel it
+/// when the answers are no longer wanted: its queries stop (their sockets close, their timers
+/// are cancelled) and events not yet delivered are dropped (one being delivered at that moment
+/// may still arrive).
+package final class DNSAddressLookup: Sendable {
     private let task: Task<Void, Never>
 
     init(task: Task<Void, Never>) {

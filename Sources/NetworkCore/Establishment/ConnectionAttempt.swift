@@ -1,0 +1,23 @@
+import NIOCore
+
+/// One connection attempt of a race: its socket (once NIO created it) and how far it got. The
+/// race creates it, `ClientStackBuilder` fills it in as the stack comes up. Touched on the
+/// flow's event loop only.
+final class ConnectionAttempt: @unchecked Sendable {
+    let address: SocketAddress
+    let started: NIODeadline
+    var channel: Channel?
+    /// Set when the racer gave up on it; a socket that shows up later is closed at once.
+    var cancelled = false
+    /// When the transport connected (before any TLS handshake).
+    var connected: NIODeadline?
+    var tlsFacts: TLSSessionFacts?
+    var tlsHandshakeDuration: TimeAmount?
+    /// Whether it wrote the Fast Open data first.
+    var wroteInitialData = false
+
+    init(address: SocketAddress, started: NIODeadline) {
+        self.address = address
+        self.started = started
+    }
+}

@@ -1,0 +1,270 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import NetworkDNS
+import NetworkSystem
+
+/// Builds the whole stack of one outbound connection attempt to one address: the socket with
+/// the flow's options, the connect (with TCP Fast Open when it applies), the tunnel when the
+/// route goes through a proxy, then the security step (TLS over TCP, DTLS over UDP). The
+/// attempt is complete, and may win its race, only when every layer is up. One builder serves
+/// every attempt of one route.
+struct ClientStackBuilder: Sendable {
+    let configuration: FlowConfiguration
+    let eventLoop: EventLoop
+    /// The flow the channel handler reports to; weak, as the flow owns the establishment.
+    private weak var flow: Flow?
+    /// The proxy this route goes through, if any.
+    let proxy: ProxyDescription?
+    /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN); never
+    /// through a proxy, whose handshake owns the first bytes.
+    private let initialData: ByteBuffer?
+    /// When establishment began, for what is left of the connection timeout.
+    private let establishmentStarted: NIODeadline
+    /// The interface the socket is bound to (`requiredInterface`), if any.
+    private let interfaceIndex: Int?
+    /// The flow's name, for log lines.
+    private let logMetadata: Logger.Metadata
+
+    init(
+        configuration: FlowConfiguration, flow: Flow?, eventLoop: EventLoop, proxy: ProxyDescription?,
+        fastOpenData: ByteBuffer?, establishmentStarted: NIODeadline, interfaceIndex: Int?, logMetadata: Logger.Metadata
+    ) {
+        self.configuration = configuration
+        self.flow = flow
+        self.eventLoop = eventLoop
+        self.proxy = proxy
+        self.initialData = proxy == nil ? fastOpenData : nil
+        self.establishmentStarted = establishmentStarted
+        self.interfaceIndex = interfaceIndex
+        self.logMetadata = logMetadata
+    }
+
+    /// Connects `attempt` and builds the stack on it; the future fails (and the socket is
+    /// closed) when any layer fails.
+    func connect(_ attempt: ConnectionAttempt) -> EventLoopFuture<Channel> {
+        let address = attempt.address
+        let options = ClientSocketOptions.settings(for: address, configuration: configuration, interfaceIndex: interfaceIndex)
+        let local: SocketAddress?
+        do {
+            local = try localAddress()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        switch configuration.transport {
+        case .tcp: return connectTCP(attempt, options: options, local: local)
+        case .udp: return connectUDP(attempt, options: options, local: local)
+        }
+    }
+
+    private func connectTCP(
+        _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
+    ) -> EventLoopFuture<Channel> {
+        let flow = self.flow
+        var bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            // Apple has no per-attempt timeout of its own; keep NIO's out of the way and
+            // let the kernel (or `connectionTimeout`) decide.
+            .connectTimeout(.seconds(130))
+        if configuration.multipath && MPTCPSupport.available {
+            bootstrap = bootstrap.enableMPTCP(true)
+        }
+        // Fast Open is best effort: the kernel refuses it when net.ipv4.tcp_fastopen has
+        // client support off, and the connection must then go ahead without it. With it, the
+        // kernel sends the SYN only with the first write, so it is used only when a first
+        // write is certain (a TLS ClientHello, or idempotent data): a server-speaks-first
+        // protocol would otherwise never see a SYN.
+        // NIO learns no peer address for a deferred connect, and swift-nio-ssl needs one to
+        // check a certificate against an IP-literal target: TLS to a literal goes without.
+        let initialData = self.initialData
+        let tlsToName = configuration.tls != nil
+            && (configuration.tls?.serverName ?? configuration.target.hostName)
+                .map { SocketAddress(literal: $0, port: 0) == nil } == true
+        let usesFastOpen = configuration.tcp.enableFastOpen && (tlsToName || initialData != nil)
+            || (configuration.allowFastOpen && initialData != nil)
+        let fastOpenOption = SocketOptionSetting(level: Int32(IPPROTO_TCP), name: TCP_FASTOPEN_CONNECT, value: 1)
+        let bestEffort = usesFastOpen ? [fastOpenOption] : []
+        bootstrap = bootstrap.applying(options.filter { !($0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT) })
+        if let local { bootstrap = bootstrap.bind(to: local) }
+        bootstrap = bootstrap.channelInitializer { channel in
+            attempt.channel = channel
+            guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
+            for option in bestEffort {
+                try? channel.syncOptions?.setOption(option.channelOption, value: option.channelValue)
+            }
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
+            }
+        }
+        var connected = bootstrap.connect(to: attempt.address)
+        if let initialData {
+            // Written before anything else; with Fast Open it leaves in the SYN, and the
+            // connect NIO reported is only then really under way.
+            connected = connected.flatMap { channel in
+                attempt.wroteInitialData = true
+                return channel.writeAndFlush(initialData).flatMap {
+                    FastOpenHandshake.established(channel)
+                }.map { channel }.flatMapErrorThrowing { error in
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
+        }
+        // (TLS over Fast Open: the ClientHello is the first write, and the TLS handshake
+        // proves the connect.)
+        connected = connected.map { channel in
+            attempt.connected = .now()
+            return channel
+        }
+        if let proxy {
+            connected = tunnel(connected, via: proxy)
+        }
+        // Certificates name the target, not the proxy.
+        let peer = proxy == nil ? attempt.address : configuration.target.literalAddress
+        return secured(connected, attempt: attempt) { channel, settings, hostName in
+            DTLSStack.usesGnuTLSForStream(settings)
+                ? DTLSStack.startClient(ByteBuffer.self, on: channel, settings: settings, hostName: hostName)
+                : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
+        }
+    }
+
+    /// The tunnel through `proxy` is part of the attempt: an attempt wins once the whole stack
+    /// is up.
+    private func tunnel(_ connected: EventLoopFuture<Channel>, via proxy: ProxyDescription) -> EventLoopFuture<Channel> {
+        let target = configuration.target
+        let timeout = remainingConnectionTimeout()
+        let version = configuration.ip.version
+        let metadata = logMetadata
+        return connected.flatMap { channel in
+            NetworkLog.proxy.debug("tunnel to \(target) via \(proxy)", metadata: metadata)
+            return ProxyTunnel.establish(on: channel, to: target, via: proxy, timeout: timeout, ipVersion: version)
+                .map {
+                    NetworkLog.proxy.debug("tunnel to \(target) via \(proxy) is up", metadata: metadata)
+                    return channel
+                }.flatMapErrorThrowing { error in
+                    // ProxyError's text never carries the credential.
+                    NetworkLog.proxy.debug("tunnel via \(proxy) failed: \(Self.logText(for: error))", metadata: metadata)
+                    throw error
+                }
+        }
+    }
+
+    private func connectUDP(
+        _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
+    ) -> EventLoopFuture<Channel> {
+        let flow = self.flow
+        let address = attempt.address
+        let bootstrap = DatagramBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+            .applying(options)
+            .channelInitializer { channel in
+                attempt.channel = channel
+                guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        FlowChannelHandler<AddressedEnvelope<ByteBuffer>>(flow: flow)
+                    )
+                }
+            }
+        let bindAddress: SocketAddress
+        do {
+            bindAddress = try local ?? SocketAddress(ipAddress: address.protocol == .inet6 ? "::" : "0.0.0.0", port: 0)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        let connected: EventLoopFuture<Channel> = bootstrap.bind(to: bindAddress).flatMap { channel in
+            channel.connect(to: address).map {
+                attempt.connected = .now()
+                return channel
+            }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
+            }
+        }
+        return secured(connected, attempt: attempt) { channel, settings, hostName in
+            DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
+        }
+    }
+
+    /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:
+    /// the challenge block is asked for a client identity, `start` runs the handshake on the
+    /// connected channel, and its facts go to the attempt. A failed handshake closes the socket.
+    private func secured(
+        _ connected: EventLoopFuture<Channel>, attempt: ConnectionAttempt,
+        start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
+    ) -> EventLoopFuture<Channel> {
+        guard let tls = configuration.tls else { return connected }
+        let hostName = tls.serverName ?? configuration.target.hostName
+        var metadata = logMetadata
+        metadata["verification"] = "\(tls.verificationLogText(server: false))"
+        if let hostName { metadata["server_name"] = "\(hostName)" }
+        return connected.flatMap { [metadata] channel in
+            let started = NIODeadline.now()
+            NetworkLog.tls.debug("handshake with \(attempt.address.logText)", metadata: metadata)
+            return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+                start(channel, settings, hostName)
+            }.map { facts in
+                NetworkLog.tls.debug(
+                    "handshake complete, peer trusted", metadata: metadata.merging(facts.logMetadata) { a, _ in a })
+                attempt.tlsFacts = facts
+                attempt.tlsHandshakeDuration = .now() - started
+                return channel
+            }.flatMapErrorThrowing { error in
+                NetworkLog.tls.debug("handshake failed: \(Self.logText(for: error))", metadata: metadata)
+                channel.close(promise: nil)
+                throw error
+            }
+        }
+    }
+
+    /// Asks the challenge block (if any) for the client identity before the handshake.
+    private static func resolveChallenge(_ tls: FlowTLSConfiguration, on eventLoop: EventLoop) -> EventLoopFuture<FlowTLSConfiguration> {
+        guard let challenge = tls.challenge else { return eventLoop.makeSucceededFuture(tls) }
+        let promise = eventLoop.makePromise(of: FlowTLSConfiguration.self)
+        challenge { identity in
+            var settings = tls
+            if let identity {
+                settings.certificateChain = identity.certificates
+                settings.privateKey = identity.key
+            }
+            promise.succeed(settings)
+        }
+        return promise.futureResult
+    }
+
+    /// The local endpoint the parameters require, if any (an address, not a name).
+    private func localAddress() throws -> SocketAddress? {
+        guard let local = configuration.localTarget else { return nil }
+        switch local {
+        case .address(let address):
+            return address
+        case .hostPort(let host, let port, let interfaceName):
+            if let address = SocketAddress(literal: host, port: port, interfaceName: interfaceName) {
+                return address
+            }
+            throw FlowError.posix(EINVAL)
+        case .unix(let path):
+            return try SocketAddress(unixDomainSocketPath: path)
+        }
+    }
+
+    /// What is left of the connection timeout (nil without one), for the proxy handshake.
+    private func remainingConnectionTimeout() -> TimeAmount? {
+        guard configuration.tcp.connectionTimeout > 0 else { return nil }
+        let left = TimeAmount.seconds(Int64(configuration.tcp.connectionTimeout)) - (.now() - establishmentStarted)
+        return max(left, .milliseconds(1))
+    }
+
+    /// An error from a layer of an attempt, for a log line: proxy errors keep their detail.
+    static func logText(for error: any Error) -> String {
+        if let proxy = error as? ProxyError { return "\(proxy) (\(proxy.flowError.logDescription))" }
+        return FlowError(error).logDescription
+    }
+}
