@@ -4,9 +4,8 @@ import Foundation
 /// the time. Nothing else crosses from the host into the script.
 ///
 /// Each piece is a closure so tests substitute fixed answers (no DNS traffic, no dependence on
-/// the machine's interfaces or on the clock), and so the establishment can route lookups
-/// through its own resolver later. The closures are called on the evaluator's thread, where
-/// blocking is allowed; each should bound its own wait (the default resolver does).
+/// the machine's interfaces or on the clock). The closures are called on the evaluator's
+/// thread, where blocking is allowed; each should bound its own wait (the default resolver does).
 package struct PACHostEnvironment: Sendable {
     /// Resolves a host name to its addresses (IPv4 and IPv6, numeric text, in preference order);
     /// empty when the name does not resolve.
