@@ -111,6 +111,7 @@ let package = Package(
             name: "NetworkPACTests",
             dependencies: [
                 "NetworkPAC",
+                "NetworkDNS",
                 "CDuktape",
                 "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -19,7 +19,8 @@ package enum PACSystemResolver {
 
     /// The addresses of `host` from `resolver`, IPv6 and IPv4 interleaved (IPv6 first, each
     /// family in the order the answer gave), without duplicates; empty on failure or time-out.
-    /// Blocks the calling thread, which must not be one the resolver needs (the evaluator's is not).
+    /// Blocks the calling thread, so never call it on Swift's cooperative pool: the lookup runs
+    /// there and could find no thread free (the evaluator's own thread is fine).
     package static func resolve(_ host: String, using resolver: DNSResolver = .shared) -> [String] {
         let answer = Mutex<[String]?>(nil)
         let done = DispatchSemaphore(value: 0)

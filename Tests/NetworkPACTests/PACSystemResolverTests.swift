@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NIOCore
+import NetworkDNS
+import Testing
+@testable import NetworkPAC
+
+/// The default name lookups of PAC scripts, through a NetworkDNS resolver built for the test
+/// (its own hosts file and cache; no traffic leaves the machine).
+@Suite struct PACSystemResolverTests {
+    /// A resolver that knows `hosts` and asks only `nameserver` (nothing listens there unless a
+    /// test binds it).
+    private static func resolver(hosts: String = "", nameserver port: Int = 9) throws -> DNSResolver {
+        DNSResolver(
+            configuration: DNSResolverConfiguration(
+                nameservers: [try SocketAddress(ipAddress: "127.0.0.1", port: port)], timeout: .seconds(10), attempts: 1,
+                hosts: HostsFile(parsing: hosts)),
+            cache: DNSCache())
+    }
+
+    /// `PACSystemResolver.resolve` on a thread of its own, as the evaluator calls it: it blocks,
+    /// and blocking a cooperative-pool thread (where tests run) can starve the resolver's tasks.
+    private static func resolve(_ host: String, using resolver: DNSResolver) async -> [String] {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: PACSystemResolver.resolve(host, using: resolver)) }.start()
+        }
+    }
+
+    @Test("names come from the resolver, IPv6 and IPv4 interleaved, each once; literals answer for themselves")
+    func answersThroughTheResolver() async throws {
+        let resolver = try Self.resolver(hosts: """
+            192.0.2.9 dual.test
+            198.51.100.9 dual.test
+            2001:db8::9 dual.test
+            """)
+        #expect(await Self.resolve("dual.test", using: resolver) == ["2001:db8::9", "192.0.2.9", "198.51.100.9"])
+        #expect(await Self.resolve("192.0.2.1", using: resolver) == ["192.0.2.1"])
+        #expect(await Self.resolve("2001:db8::1", using: resolver) == ["2001:db8::1"])
+    }
+
+    /// A nameserver that never answers (a UDP socket nobody reads): the script gets nothing
+    /// after `PACSystemResolver.timeout`, not after the resolver's own 10 s.
+    @Test func aSilentServerCostsTheScriptAtMostTheTimeout() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        try #require(bound == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let resolver = try Self.resolver(nameserver: Int(UInt16(bigEndian: address.sin_port)))
+        let started = Date()
+        #expect(await Self.resolve("silent.test", using: resolver) == [])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= PACSystemResolver.timeout - 0.1 && elapsed < 8, "\(elapsed)")
+    }
+}
