@@ -15,6 +15,8 @@ package struct PACHostEnvironment: Sendable {
     /// The current time; the date and time helpers read it.
     package var now: @Sendable () -> Date
 
+    /// The given services; by default NetworkDNS's resolver and the route's source addresses
+    /// (`PACSystemResolver`) and the system clock.
     package init(
         resolve: @escaping @Sendable (String) -> [String] = { PACSystemResolver.resolve($0) },
         localAddresses: @escaping @Sendable () -> [String] = { PACSystemResolver.localAddresses() },
