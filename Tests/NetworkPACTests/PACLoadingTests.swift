@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerSupport
 import Testing
@@ -114,21 +111,9 @@ import Testing
 
     /// A server that accepts the connection and never answers: the fetch gives up on time.
     @Test func silentServerTimesOut() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        try #require(bound == 0 && listen(fd, 4) == 0)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let silent = try SilentLoopbackSocket(udp: false)
+        defer { silent.close() }
+        let port = silent.port
         var quick = PACTestEnvironment.configuration()
         quick.fetchTimeout = 0.5
         let configuration = quick
