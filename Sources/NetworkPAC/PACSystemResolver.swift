@@ -18,10 +18,13 @@ package enum PACSystemResolver {
     package static let timeout: Double = 2
 
     /// The addresses of `host` from `resolver`, IPv6 and IPv4 interleaved (IPv6 first, each
-    /// family in the order the answer gave), without duplicates; empty on failure or time-out.
+    /// family in the order the answer gave), without duplicates; empty on failure or after
+    /// `waitingAtMost` seconds (`timeout` unless a test needs room on a busy machine).
     /// Blocks the calling thread, so never call it on Swift's cooperative pool: the lookup runs
     /// there and could find no thread free (the evaluator's own thread is fine).
-    package static func resolve(_ host: String, using resolver: DNSResolver = .shared) -> [String] {
+    package static func resolve(
+        _ host: String, using resolver: DNSResolver = .shared, waitingAtMost limit: Double = timeout
+    ) -> [String] {
         let answer = Mutex<[String]?>(nil)
         let done = DispatchSemaphore(value: 0)
         let lookup = Task {
@@ -31,7 +34,7 @@ package enum PACSystemResolver {
             answer.withLock { [unique] in $0 = unique }
             done.signal()
         }
-        guard done.wait(timeout: .now() + timeout) == .success else {
+        guard done.wait(timeout: .now() + limit) == .success else {
             lookup.cancel()
             return []
         }
