@@ -14,7 +14,7 @@ extension PACError {
     }
 
     /// `text` with the `user:password@` part of every `scheme://user:password@host` removed.
-    package static func redactingUserInfo(_ text: String) -> String {
+    static func redactingUserInfo(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
         while let scheme = rest.range(of: "://") {
