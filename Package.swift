@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux).
+// Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
+// with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
 let package = Package(
     name: "swift-network-linux",
     platforms: [.macOS(.v14)],
@@ -43,12 +44,23 @@ let package = Package(
             ]
         ),
         .target(
+            name: "NetworkPAC",
+            dependencies: [
+                "NetworkDNS",
+                "CDuktape",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "NetworkCore",
             dependencies: [
                 "NetworkSystem",
                 "NetworkDNS",
+                "NetworkPAC",
                 "CGnuTLS",
-                "CDuktape",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -90,6 +102,17 @@ let package = Package(
             name: "NetworkDNSTests",
             dependencies: [
                 "NetworkDNS",
+                "PeerSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "NetworkPACTests",
+            dependencies: [
+                "NetworkPAC",
+                "NetworkDNS",
+                "CDuktape",
                 "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -44,15 +44,6 @@ struct LoggingTests {
         #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
     }
 
-    @Test("URLs in PAC log lines lose their user name and password")
-    func userInfoRedaction() {
-        #expect(PACError.redactingUserInfo("http://user:pw@wpad.example:8080/x.pac") == "http://wpad.example:8080/x.pac")
-        #expect(PACError.redactingUserInfo("cannot fetch https://a@b@h/p from http://u:p@h2") == "cannot fetch https://h/p from http://h2")
-        #expect(PACError.redactingUserInfo("no URL here: user@host") == "no URL here: user@host")
-        #expect(PACSource.url("http://u:secret@h/p.pac").logDescription == "http://h/p.pac")
-        #expect(PACError.scriptError("secret from the script").logDescription.contains("secret") == false)
-    }
-
     @Test("errors in log lines carry their domain, code and name")
     func errorText() {
         #expect(FlowError.posix(ECONNREFUSED).logDescription == "posix \(ECONNREFUSED) (\(String(cString: strerror(ECONNREFUSED))))")

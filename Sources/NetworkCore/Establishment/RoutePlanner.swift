@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NetworkDNS
+import NetworkPAC
 
 /// Step 2 of establishment: the routes to try (direct, or through a proxy), from the privacy
 /// context's proxies, the environment, or a PAC file. The environment names a PAC file the way
@@ -51,7 +52,7 @@ enum RoutePlanner {
         Task {
             var routes: [ProxyRoute] = []
             do {
-                let evaluator = try await PACEvaluatorCache.shared.evaluator(for: source)
+                let evaluator = try await PACEvaluatorCache.shared.evaluator(for: source, configuration: .engine)
                 let choices = try await evaluator.evaluate(url: "\(scheme)://\(authority)/", host: host)
                 for choice in choices {
                     switch choice {

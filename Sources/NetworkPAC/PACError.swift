@@ -22,6 +22,7 @@ package enum PACError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The JavaScript engine could not start or hit a fatal internal error.
     case engineFailure(String)
 
+    /// The failure in one sentence, for reports; `logDescription` is the variant for log lines.
     package var description: String {
         switch self {
         case .loadFailed(let why): return "PAC script could not be loaded: \(why)"

@@ -2,49 +2,43 @@
 import Glibc
 #endif
 import Dispatch
+import NetworkDNS
 import Synchronization
 
-/// The default host services of PAC scripts: `getaddrinfo` and the route's source addresses.
+/// The default host services of PAC scripts: name lookups through NetworkDNS's resolver, and the
+/// route's source addresses.
 ///
-/// `getaddrinfo` cannot be cancelled, and a PAC script blocks on every lookup it makes, so a
-/// lookup runs on a global queue and the script waits for it only `timeout` seconds; a late
-/// answer is dropped. That keeps a dead DNS server from using up the script's whole time limit.
+/// Lookups go through `DNSResolver.shared`, as the connections' own do (hosts file, cache, the
+/// nameservers of resolv.conf, getaddrinfo where nsswitch.conf asks for modules it lacks), so a
+/// script sees the names its connections will reach. A PAC script blocks on every lookup it
+/// makes, so it waits for one only `timeout` seconds; a lookup still running then is cancelled.
+/// That keeps a dead DNS server from using up the script's whole time limit.
 package enum PACSystemResolver {
     /// How long a script waits for one name lookup.
     package static let timeout: Double = 2
 
-    /// The addresses of `host`, IPv4 and IPv6, in the order `getaddrinfo` gave them, without
-    /// duplicates; empty on failure or time-out.
-    package static func resolve(_ host: String) -> [String] {
+    /// The addresses of `host` from `resolver`, IPv6 and IPv4 interleaved (IPv6 first, each
+    /// family in the order the answer gave), without duplicates; empty on failure or after
+    /// `waitingAtMost` seconds (`timeout` unless a test needs room on a busy machine).
+    /// Blocks the calling thread, so never call it on Swift's cooperative pool: the lookup runs
+    /// there and could find no thread free (the evaluator's own thread is fine).
+    package static func resolve(
+        _ host: String, using resolver: DNSResolver = .shared, waitingAtMost limit: Double = timeout
+    ) -> [String] {
         let answer = Mutex<[String]?>(nil)
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let addresses = lookup(host)
-            answer.withLock { $0 = addresses }
+        let lookup = Task {
+            let addresses = await resolver.resolveAddresses(host).addresses.map(\.description)
+            var unique: [String] = []
+            for address in addresses where !unique.contains(address) { unique.append(address) }
+            answer.withLock { [unique] in $0 = unique }
             done.signal()
         }
-        guard done.wait(timeout: .now() + timeout) == .success else { return [] }
-        return answer.withLock { $0 } ?? []
-    }
-
-    /// The blocking `getaddrinfo` call itself, answers as numeric text.
-    private static func lookup(_ host: String) -> [String] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
-        defer { freeaddrinfo(list) }
-        var result: [String] = []
-        var cursor = list
-        while let entry = cursor {
-            if let address = entry.pointee.ai_addr, let text = numericHost(address, length: entry.pointee.ai_addrlen),
-               !result.contains(text) {
-                result.append(text)
-            }
-            cursor = entry.pointee.ai_next
+        guard done.wait(timeout: .now() + limit) == .success else {
+            lookup.cancel()
+            return []
         }
-        return result
+        return answer.withLock { $0 } ?? []
     }
 
     /// This machine's addresses as a PAC script should see them: the source address the kernel

@@ -1,7 +1,7 @@
 import Foundation
 import PeerSupport
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// The independent anchor: the same PAC files, evaluated by `pactester` (libpacparser, which
 /// nobody here wrote, on its own JavaScript engine and helper library) and by `PACEvaluator`,

@@ -2,7 +2,7 @@ extension PACError {
     /// The error for a log line. Texts that come from the script itself (its exceptions, the
     /// engine's complaints about it) are left out: a script may put anything in them. URLs lose
     /// any user name and password.
-    var logDescription: String {
+    package var logDescription: String {
         switch self {
         case .scriptError: return "PAC script error (its message is not logged)"
         case .evaluationFailed: return "FindProxyForURL failed (its message is not logged)"

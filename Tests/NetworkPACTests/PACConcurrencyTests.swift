@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// One evaluator shared by many callers at once, and the future-based entry point for callers
 /// on an event loop.

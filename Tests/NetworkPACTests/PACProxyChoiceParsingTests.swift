@@ -1,5 +1,5 @@
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// Reading `FindProxyForURL` answers: keyword mapping, order, forgiveness, and the fall back to
 /// DIRECT when nothing is usable.

@@ -1,7 +1,7 @@
 import Foundation
 import PeerSupport
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// The sandbox: memory cap, time limit, clear errors, nothing of the host reachable, and no
 /// state shared between scripts.

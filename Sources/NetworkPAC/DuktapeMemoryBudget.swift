@@ -9,9 +9,9 @@ import Synchronization
 /// retry), so a script that allocates without bound fails its call instead of taking the process
 /// down. The counters are atomics only so other threads (tests, logs) may read them; the engine
 /// calls in from one thread at a time.
-package final class DuktapeMemoryBudget: Sendable {
+final class DuktapeMemoryBudget: Sendable {
     /// The most bytes the heap may hold.
-    package let limit: Int
+    let limit: Int
     private let used = Atomic<Int>(0)
     private let peak = Atomic<Int>(0)
     private let refusals = Atomic<Int>(0)
@@ -20,19 +20,19 @@ package final class DuktapeMemoryBudget: Sendable {
     private let poisoned = Atomic<Bool>(false)
 
     /// A budget of `limit` bytes, none used yet.
-    package init(limit: Int) {
+    init(limit: Int) {
         self.limit = limit
     }
 
     /// Bytes held now, as Duktape asked for them.
-    package var bytesInUse: Int { used.load(ordering: .relaxed) }
+    var bytesInUse: Int { used.load(ordering: .relaxed) }
     /// The most bytes held at any time.
-    package var peakBytes: Int { peak.load(ordering: .relaxed) }
+    var peakBytes: Int { peak.load(ordering: .relaxed) }
     /// How many allocations were refused so far; a rise during a call means the call hit the cap.
-    package var refusedAllocations: Int { refusals.load(ordering: .relaxed) }
+    var refusedAllocations: Int { refusals.load(ordering: .relaxed) }
 
     /// True once the evaluator gave up on this heap.
-    package var isPoisoned: Bool { poisoned.load(ordering: .relaxed) }
+    var isPoisoned: Bool { poisoned.load(ordering: .relaxed) }
 
     /// Makes every later allocation fail.
     func poison() {

@@ -149,7 +149,8 @@ package final class PACEvaluator: Sendable {
     /// script never stopped leaves this thread spinning at idle priority).
     package var threadID: Int32? { worker.threadID }
 
-    /// Bytes the script's heap holds now, and the most it ever held (for tests and diagnostics).
+    /// Bytes the script's heap holds now (for tests and diagnostics).
     package var memoryInUse: Int { worker.budget.bytesInUse }
+    /// The most bytes the script's heap ever held (for tests and diagnostics).
     package var peakMemory: Int { worker.budget.peakBytes }
 }

@@ -6,10 +6,9 @@ import NIOPosix
 /// Fetches a PAC script over HTTP or HTTPS with SwiftNIO: `GET`, a size cap, a time limit per
 /// request, and up to `maximumRedirects` redirects (never from `https` down to `http`).
 ///
-/// HTTPS is verified as any TLS connection of this package is by default (the system trust
-/// store and the URL's host name), or by `tls` when the caller gives its own settings (tests
-/// pin a certificate that way). The request is written only once the handshake, host-name
-/// check included, has succeeded.
+/// HTTPS goes through the caller's `PACTLSClient` (the engine's TLS stack, which verifies like
+/// any TLS connection of this package); without one, `https://` fails. The request is written
+/// only once the handshake, host-name check included, has succeeded.
 enum PACHTTPFetcher {
     /// Redirects followed before giving up (browsers allow about 20; a PAC URL should need one).
     static let maximumRedirects = 5
@@ -17,7 +16,7 @@ enum PACHTTPFetcher {
     /// The body of the 200 response that `GET url` leads to, at most `maximumSize` bytes, each
     /// request within `timeout` for the connection and again for the response.
     static func fetch(
-        _ url: URL, maximumSize: Int, timeout: Double, tls: FlowTLSConfiguration = FlowTLSConfiguration()
+        _ url: URL, maximumSize: Int, timeout: Double, tls: (any PACTLSClient)?
     ) async throws(PACError) -> [UInt8] {
         var current = url
         for _ in 0...maximumRedirects {
@@ -50,11 +49,13 @@ enum PACHTTPFetcher {
     }
 
     private static func fetchOnce(
-        _ url: URL, maximumSize: Int, timeout: Double, tls: FlowTLSConfiguration
+        _ url: URL, maximumSize: Int, timeout: Double, tls: (any PACTLSClient)?
     ) async throws(PACError) -> Outcome {
         guard let named = url.host, !named.isEmpty else { throw .loadFailed("no host in \(url.absoluteString)") }
         let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
         let secure = url.scheme?.lowercased() == "https"
+        // Checked before connecting: without a TLS client there is nothing to talk to the server with.
+        if secure && tls == nil { throw .loadFailed("no TLS client for \(url.absoluteString)") }
         let port = url.port ?? (secure ? 443 : 80)
         guard (1...65535).contains(port) else { throw .loadFailed("bad port in \(url.absoluteString)") }
         var target = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
@@ -95,16 +96,19 @@ enum PACHTTPFetcher {
         }
         eventLoop.execute {
             // Over TLS, the request leaves only after the handshake and the host-name check.
-            let ready: EventLoopFuture<Void> = secure
-                ? TLSStack.startClient(on: channel, settings: tls, hostName: host, peer: channel.remoteAddress).map { _ in }
-                : eventLoop.makeSucceededVoidFuture()
+            let ready: EventLoopFuture<Void>
+            if secure, let tls {
+                ready = tls.startClient(on: channel, hostName: host)
+            } else {
+                ready = eventLoop.makeSucceededVoidFuture()
+            }
             ready.whenComplete { result in
                 switch result {
                 case .success:
                     channel.write(HTTPClientRequestPart.head(request), promise: nil)
                     channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
                 case .failure(let error):
-                    promise.fail(PACError.loadFailed("TLS with \(hostField):\(port): \(FlowError(tls: error, verifyBlock: tls.verify != nil))"))
+                    promise.fail(PACError.loadFailed("TLS with \(hostField):\(port): \(error)"))
                 }
             }
         }

@@ -6,9 +6,9 @@ import NIOPosix
 /// Every path enforces `maximumScriptSize` while reading (a PAC server or file that never ends
 /// cannot exhaust memory) and reads off the caller's executor (files on NIO's blocking pool,
 /// HTTP through NIO).
-package enum PACScriptLoader {
+enum PACScriptLoader {
     /// The script text at `source`.
-    package static func load(_ source: PACSource, configuration: PACConfiguration) async throws(PACError) -> String {
+    static func load(_ source: PACSource, configuration: PACConfiguration) async throws(PACError) -> String {
         let limit = configuration.maximumScriptSize
         switch source {
         case .script(let text):

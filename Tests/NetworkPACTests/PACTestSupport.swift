@@ -1,5 +1,5 @@
 import Foundation
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// Fixed host services for PAC tests: no DNS traffic, no dependence on this machine's
 /// interfaces or on the clock.

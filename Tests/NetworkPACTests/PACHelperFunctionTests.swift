@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// Each standard helper, called from JavaScript on a real heap, against fixed name answers
 /// (`PACTestEnvironment`), fixed local addresses and a fixed clock.

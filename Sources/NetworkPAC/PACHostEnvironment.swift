@@ -4,9 +4,8 @@ import Foundation
 /// the time. Nothing else crosses from the host into the script.
 ///
 /// Each piece is a closure so tests substitute fixed answers (no DNS traffic, no dependence on
-/// the machine's interfaces or on the clock), and so the establishment can route lookups
-/// through its own resolver later. The closures are called on the evaluator's thread, where
-/// blocking is allowed; each should bound its own wait (the default resolver does).
+/// the machine's interfaces or on the clock). The closures are called on the evaluator's
+/// thread, where blocking is allowed; each should bound its own wait (the default resolver does).
 package struct PACHostEnvironment: Sendable {
     /// Resolves a host name to its addresses (IPv4 and IPv6, numeric text, in preference order);
     /// empty when the name does not resolve.
@@ -16,6 +15,8 @@ package struct PACHostEnvironment: Sendable {
     /// The current time; the date and time helpers read it.
     package var now: @Sendable () -> Date
 
+    /// The given services; by default NetworkDNS's resolver and the route's source addresses
+    /// (`PACSystemResolver`) and the system clock.
     package init(
         resolve: @escaping @Sendable (String) -> [String] = { PACSystemResolver.resolve($0) },
         localAddresses: @escaping @Sendable () -> [String] = { PACSystemResolver.localAddresses() },

@@ -11,11 +11,13 @@ package struct PACConfiguration: Sendable {
     /// How long fetching an `http://` or `https://` script may take, connection included (per
     /// request, when redirected).
     package var fetchTimeout: Double = 10
-    /// How `https://` scripts are verified: by default the system trust store and the URL's
-    /// host name, as every TLS connection of this package.
-    package var tls = FlowTLSConfiguration()
+    /// Who secures `https://` fetches. Nil (the default) fails every `https://` load: this
+    /// module has no TLS stack; the engine passes its own, which verifies with the system trust
+    /// store and the URL's host name like every TLS connection of this package.
+    package var tls: (any PACTLSClient)?
     /// Name lookups, local addresses and clock as the script sees them.
     package var environment = PACHostEnvironment()
 
+    /// The default limits and host services, and no TLS client.
     package init() {}
 }

@@ -5,7 +5,7 @@ import CDuktape
 import Foundation
 import PeerSupport
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// The two ways the engine can escape the normal error path, and what is left behind: a loop
 /// that never allocates (cannot be stopped; its thread is demoted) and a fatal engine error

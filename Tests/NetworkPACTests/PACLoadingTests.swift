@@ -1,13 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerSupport
 import Testing
-@testable import NetworkCore
+@testable import NetworkPAC
 
 /// Loading scripts from files, `file://` URLs and a real HTTP server (Python's `http.server`),
-/// with the size cap and time limit, and the per-source cache.
+/// with the size cap and time limit, and the per-source cache. (`https://` needs the engine's
+/// TLS stack: NetworkCoreTests' `PACHTTPSLoadingTests`.)
 @Suite struct PACLoadingTests {
     static let script = """
         function FindProxyForURL(url, host) {
@@ -81,48 +79,11 @@ import Testing
         }
     }
 
-    /// A Python server for `folder` (over TLS with `certificate`/`key` when given) that also
-    /// answers `/moved` (302 to `/test.pac`, relative), `/loop` (302 to itself) and `/down`
-    /// (302 to `downgrade`). Returns it and its port.
-    private static func startRedirectingServer(
-        _ folder: URL, certificate: String? = nil, key: String? = nil, downgrade: String = ""
-    ) async throws -> (PeerProcess, Int)? {
-        guard let python = PeerProcess.executable("python3", package: "python3") else { return nil }
-        let program = folder.appendingPathComponent("server.py")
-        try """
-            import functools, http.server, ssl, sys
-            class Handler(http.server.SimpleHTTPRequestHandler):
-                def log_message(self, *arguments):
-                    pass
-                def do_GET(self):
-                    targets = {"/moved": "/test.pac", "/loop": "/loop", "/down": sys.argv[4]}
-                    if self.path in targets:
-                        self.send_response(302)
-                        self.send_header("Location", targets[self.path])
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                    else:
-                        super().do_GET()
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
-            if sys.argv[2]:
-                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-                context.load_cert_chain(sys.argv[2], sys.argv[3])
-                server.socket = context.wrap_socket(server.socket, server_side=True)
-            print("port", server.server_address[1], flush=True)
-            server.serve_forever()
-            """.write(to: program, atomically: true, encoding: .utf8)
-        let server = try PeerProcess(python, ["-u", program.path, folder.path, certificate ?? "", key ?? "", downgrade])
-        try await server.waitForOutput(containing: "port ")
-        let banner = String(decoding: server.standardOutput, as: UTF8.self)
-        let port = try #require(banner.split(whereSeparator: { $0 == " " || $0 == "\n" }).drop(while: { $0 != "port" }).dropFirst().first.flatMap { Int($0) })
-        return (server, port)
-    }
-
     @Test("redirects are followed (relative ones included), at most five, never from https down to http")
     func redirects() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        guard let (server, port) = try await Self.startRedirectingServer(folder) else { return }
+        guard let (server, port) = try await PACScriptServer.start(folder) else { return }
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
         try await Self.expectWorking(try await PACEvaluator.load(from: .url("\(base)/moved"), configuration: PACTestEnvironment.configuration()))
@@ -139,56 +100,20 @@ import Testing
         }
     }
 
-    @Test("https:// scripts: verified (a pinned certificate loads, the system trust store refuses a self-signed one), redirects stay on https")
-    func fromAnHTTPSServer() async throws {
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        guard let (certificate, key) = try ProxyPeers.makeCertificate(in: folder) else { return }
-        let pem = try String(contentsOfFile: certificate, encoding: .utf8)
-        let base64 = pem.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
-        let der = try #require(Data(base64Encoded: base64).map { [UInt8]($0) })
-        guard let (server, port) = try await Self.startRedirectingServer(
-            folder, certificate: certificate, key: key, downgrade: "http://127.0.0.1:1/test.pac")
-        else { return }
-        defer { server.stop() }
-        let base = "https://127.0.0.1:\(port)"
-
-        var pinned = PACTestEnvironment.configuration()
-        pinned.tls.verify = { chain, complete in complete(chain.first == der) }
-        try await Self.expectWorking(try await PACEvaluator.load(from: .url("\(base)/test.pac"), configuration: pinned))
-        try await Self.expectWorking(try await PACEvaluator.load(from: .url("\(base)/moved"), configuration: pinned))
-        await #expect(throws: PACError.loadFailed("refused redirect from https to http (http://127.0.0.1:1/test.pac)")) {
-            try await PACEvaluator.load(from: .url("\(base)/down"), configuration: pinned)
-        }
-        do {
-            _ = try await PACEvaluator.load(from: .url("\(base)/test.pac"), configuration: PACTestEnvironment.configuration())
-            Issue.record("a self-signed PAC server was trusted by default")
-        } catch {
-            guard case .loadFailed(let message) = error else {
-                Issue.record("unexpected \(error)")
-                return
-            }
-            #expect(message.contains("TLS with 127.0.0.1:\(port)"), "\(message)")
+    /// NetworkPAC has no TLS stack: without the engine's (`PACConfiguration.tls`), an `https://`
+    /// script fails at once, before any connection. (The engine's HTTPS fetches are tested in
+    /// NetworkCoreTests' `PACHTTPSLoadingTests`.)
+    @Test func httpsNeedsATLSClient() async throws {
+        await #expect(throws: PACError.loadFailed("no TLS client for https://127.0.0.1:1/test.pac")) {
+            try await PACEvaluator.load(from: .url("https://127.0.0.1:1/test.pac"), configuration: PACTestEnvironment.configuration())
         }
     }
 
     /// A server that accepts the connection and never answers: the fetch gives up on time.
     @Test func silentServerTimesOut() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        try #require(bound == 0 && listen(fd, 4) == 0)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let silent = try SilentLoopbackSocket(udp: false)
+        defer { silent.close() }
+        let port = silent.port
         var quick = PACTestEnvironment.configuration()
         quick.fetchTimeout = 0.5
         let configuration = quick

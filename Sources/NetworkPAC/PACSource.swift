@@ -10,6 +10,8 @@ package enum PACSource: Hashable, Sendable, CustomStringConvertible {
     /// The script text itself (tests, and configurations that embed the script).
     case script(String)
 
+    /// The location for reports; an inline script shows only its size. (`logDescription` also
+    /// hides a URL's password.)
     package var description: String {
         switch self {
         case .file(let path): return "file \(path)"

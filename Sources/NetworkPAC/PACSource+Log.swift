@@ -1,6 +1,6 @@
 extension PACSource {
     /// Where the script comes from, for a log line: never its text, nor a URL's password.
-    var logDescription: String {
+    package var logDescription: String {
         switch self {
         case .file(let path): return "file \(path)"
         case .url(let url): return PACError.redactingUserInfo(url)
