@@ -28,7 +28,7 @@ package enum PACSystemResolver {
         let answer = Mutex<[String]?>(nil)
         let done = DispatchSemaphore(value: 0)
         let lookup = Task {
-            let addresses = await resolver.resolveAddresses(host).addresses.map(\.description)
+            let addresses = await resolver.lookUpAddresses(host).addresses.map(\.description)
             var unique: [String] = []
             for address in addresses where !unique.contains(address) { unique.append(address) }
             answer.withLock { [unique] in $0 = unique }
