@@ -286,10 +286,12 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     ) {
         let delivery = self.delivery
         let isDatagram = flow.transportKind == .udp
-        flow.receive(minimum: minimumIncompleteLength, maximum: maximumLength) { (outcome: DataReceiveOutcome) in
-            let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
-            delivery.deliver { completion(data, context, isComplete, error) }
-        }
+        flow.receive(
+            minimum: minimumIncompleteLength, maximum: maximumLength,
+            dataCompletion: { outcome in
+                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
+                delivery.deliver { completion(data, context, isComplete, error) }
+            })
     }
 
     /// Receives one complete message: a datagram, or on a stream everything up to the peer's end
