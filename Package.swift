@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
 // with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
+// The facade imports neither NIO nor NetworkSystem: the engine offers what it needs.
 let package = Package(
     name: "swift-network-linux",
     platforms: [.macOS(.v14)],
@@ -64,6 +65,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // Data <-> ByteBuffer for the facade's sends and receives.
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -80,10 +83,8 @@ let package = Package(
             name: "Network",
             dependencies: [
                 "Security",
+                // The engine only: NIO and the system layer stay behind it.
                 "NetworkCore",
-                "NetworkSystem",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -1,5 +1,5 @@
 import Dispatch
-import NIOCore
+import NetworkCore
 import Synchronization
 
 /// Delivers a classic object's events on the queue given to `start(queue:)`, in the order they
@@ -14,9 +14,9 @@ final class CallbackDelivery: Sendable {
     private let state = Mutex(State())
     private let batcher: DeliveryBatcher?
 
-    /// `eventLoop`: the loop the events are produced on, whose turns are batched.
-    init(eventLoop: EventLoop? = nil) {
-        self.batcher = eventLoop.map(DeliveryBatcher.forEventLoop)
+    /// `batcher`: the one of the event loop the events are produced on, whose turns are batched.
+    init(batcher: DeliveryBatcher? = nil) {
+        self.batcher = batcher
     }
 
     /// The queue, once started.

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import NetworkCore
-import NetworkSystem
 
 extension NWInterface.InterfaceType {
     var systemType: SystemInterfaceType {

@@ -5,9 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-import NIOCore
 import NetworkCore
-import NetworkSystem
 
 extension NWConnection {
     /// Data moved over a connection during a measured interval.
@@ -61,20 +59,11 @@ extension NWConnection {
     /// A data-transfer measurement in progress; collect it to get the report.
     public final class PendingDataTransferReport: Sendable {
         private let connection: NWConnection
-        private let start: EventLoopFuture<Counters>
-
-        /// Cumulative counters at one moment: the flow's application bytes and, for TCP, the
-        /// kernel's TCP_INFO.
-        struct Counters: Sendable {
-            var time: NIODeadline
-            var sent: UInt64
-            var received: UInt64
-            var tcp: LinuxTCPInfo?
-        }
+        private let measurement: FlowTransferMeasurement
 
         init(connection: NWConnection) {
             self.connection = connection
-            self.start = Self.counters(connection)
+            self.measurement = connection.flow.startTransferMeasurement()
         }
 
         /// Ends the interval and delivers the report on `queue`.
@@ -82,21 +71,22 @@ extension NWConnection {
             queue: DispatchQueue, completion: @escaping @Sendable (NWConnection.DataTransferReport) -> Void
         ) {
             let connection = self.connection
-            start.and(Self.counters(connection)).whenComplete { result in
-                guard case .success(let (begin, end)) = result else { return }
+            measurement.finish { begin, end in
                 let interface = connection.currentPath?.availableInterfaces.first
                     ?? NWInterface(name: "lo", index: 1, type: .loopback)
                 let path = Self.pathReport(interface: interface, begin: begin, end: end)
                 let report = DataTransferReport(
-                    duration: EstablishmentReport.seconds(end.time - begin.time),
+                    duration: TimeInterval(end.uptimeNanoseconds &- begin.uptimeNanoseconds) / 1_000_000_000,
                     aggregatePathReport: path, pathReports: [path])
                 queue.async { completion(report) }
             }
         }
 
-        static func pathReport(interface: NWInterface, begin: Counters, end: Counters) -> DataTransferReport.PathReport {
-            let sent = end.sent &- begin.sent
-            let received = end.received &- begin.received
+        static func pathReport(
+            interface: NWInterface, begin: FlowTransferCounters, end: FlowTransferCounters
+        ) -> DataTransferReport.PathReport {
+            let sent = end.sentBytes &- begin.sentBytes
+            let received = end.receivedBytes &- begin.receivedBytes
             guard let a = begin.tcp, let b = end.tcp else {
                 // UDP: every application byte is one transport byte; RTTs are unknown.
                 return DataTransferReport.PathReport(
@@ -114,22 +104,12 @@ extension NWConnection {
                 receivedTransportDuplicateByteCount: 0,
                 receivedTransportOutOfOrderByteCount: 0,
                 sentTransportByteCount: b.bytesSent &- a.bytesSent,
-                retransmittedTransportByteCount: b.bytesRetrans &- a.bytesRetrans,
-                transportSmoothedRTT: TimeInterval(b.rtt) / 1_000_000,
-                transportMinimumRTT: TimeInterval(b.minRTT) / 1_000_000,
-                transportRTTVariance: TimeInterval(b.rttvar) / 1_000_000,
-                receivedIPPacketCount: UInt64(b.segsIn &- a.segsIn),
-                sentIPPacketCount: UInt64(b.segsOut &- a.segsOut))
-        }
-
-        private static func counters(_ connection: NWConnection) -> EventLoopFuture<Counters> {
-            connection.flow.inspect { snapshot in
-                Counters(time: .now(), sent: snapshot.report.sentBytes, received: snapshot.report.receivedBytes)
-            }.and(connection.flow.tcpInfo()).map { counters, info in
-                var counters = counters
-                counters.tcp = info
-                return counters
-            }
+                retransmittedTransportByteCount: b.bytesRetransmitted &- a.bytesRetransmitted,
+                transportSmoothedRTT: TimeInterval(b.smoothedRTT) / 1_000_000,
+                transportMinimumRTT: TimeInterval(b.minimumRTT) / 1_000_000,
+                transportRTTVariance: TimeInterval(b.rttVariance) / 1_000_000,
+                receivedIPPacketCount: UInt64(b.segmentsIn &- a.segmentsIn),
+                sentIPPacketCount: UInt64(b.segmentsOut &- a.segmentsOut))
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import NetworkCore
 
 extension NWConnection {
@@ -75,12 +74,10 @@ extension NWConnection {
         public let handshakes: [Handshake]
 
         init(_ report: FlowReport, transport: FlowTransportKind) {
-            let start = report.startTime ?? .now()
-            let ready = report.readyTime ?? start
-            duration = Self.seconds(ready - start)
-            let handshake = report.handshakeDuration.map(Self.seconds) ?? 0
-            if let attemptStart = report.attemptStartTime {
-                attemptStartedAfterInterval = max(0, Self.seconds(attemptStart - start))
+            duration = report.secondsToReady
+            let handshake = report.handshakeSeconds ?? 0
+            if let attemptStart = report.secondsToAttemptStart {
+                attemptStartedAfterInterval = max(0, attemptStart)
             } else {
                 attemptStartedAfterInterval = max(0, duration - handshake)
             }
@@ -89,12 +86,12 @@ extension NWConnection {
             proxyConfigured = report.proxy?.configured ?? false
             proxyEndpoint = report.proxy?.endpoint.flatMap(NWEndpoint.init(flowTarget:))
             if let resolution = report.resolution, !resolution.fromLiteral,
-                let successful = resolution.successful.flatMap(NWEndpoint.init),
-                let preferred = resolution.preferred.flatMap(NWEndpoint.init)
+                let successful = resolution.successfulAddress.flatMap(NWEndpoint.init),
+                let preferred = resolution.preferredAddress.flatMap(NWEndpoint.init)
             {
                 resolutions = [
                     Resolution(
-                        source: Resolution.Source(resolution.source), duration: Self.seconds(resolution.duration),
+                        source: Resolution.Source(resolution.source), duration: resolution.durationSeconds,
                         endpointCount: resolution.endpointCount, successfulEndpoint: successful,
                         preferredEndpoint: preferred, storedProtocol: .unknown)
                 ]
@@ -106,15 +103,11 @@ extension NWConnection {
                 // The TCP handshake is one round trip, so its duration is the RTT seen.
                 steps.append(Handshake(definition: NWProtocolTCP.definition, handshakeDuration: handshake, handshakeRTT: handshake))
             }
-            if let tls = report.tlsHandshakeDuration.map(Self.seconds) {
+            if let tls = report.tlsHandshakeSeconds {
                 // RTT: the TCP handshake's, the best estimate the engine has.
                 steps.append(Handshake(definition: NWProtocolTLS.definition, handshakeDuration: tls, handshakeRTT: handshake))
             }
             handshakes = steps
-        }
-
-        static func seconds(_ amount: TimeAmount) -> TimeInterval {
-            TimeInterval(amount.nanoseconds) / 1_000_000_000
         }
 
         /// A readable summary of the report.

@@ -1,7 +1,5 @@
 import Foundation
-import NIOCore
 import NetworkCore
-import NetworkSystem
 
 /// The path side of one connection: its path, viability and better-path handlers, and, once it
 /// is ready, its subscription to the path engine. Only connections that set one of those

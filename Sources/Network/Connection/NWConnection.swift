@@ -5,8 +5,6 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-import NIOCore
-import NIOFoundationCompat
 import NetworkCore
 import Synchronization
 
@@ -34,7 +32,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         /// Path, viability and better-path handlers and their engine subscription: boxed, and
         /// only for connections that set one of them.
         var pathWatch: ConnectionPathWatch?
-        var maximumDatagramSize = 0
+        /// What the flow knew when it became ready, for readers on any thread (set on `ready`,
+        /// kept afterwards).
+        var readyFacts: FlowReadyFacts?
     }
 
     private static let counter = Atomic<Int>(0)
@@ -53,7 +53,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             configuration.unsupported = error
         }
         self.flow = Flow(configuration: configuration)
-        self.delivery = CallbackDelivery(eventLoop: flow.eventLoop)
+        self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
         // Weak until started: an unstarted connection nobody holds simply goes away.
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
@@ -68,7 +68,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.endpoint = endpoint
         self.parameters = parameters
         self.flow = flow
-        self.delivery = CallbackDelivery(eventLoop: flow.eventLoop)
+        self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
         flow.observe { [weak self] state in self?.flowStateChanged(state) }
     }
@@ -120,14 +120,13 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         set { shared.withLock { $0.stateUpdateHandler = newValue } }
     }
 
-    /// The path the connection uses while it is ready (nil otherwise). Computed when asked:
-    /// keeping one per connection would cost ~300 bytes on every idle connection.
+    /// The path the connection uses while it is ready (nil otherwise). Computed when asked, from
+    /// the facts kept at `ready` (keeping a path per connection would cost ~300 bytes on every
+    /// idle connection); the same answer from any thread, the flow's event loop included.
     public final var currentPath: NWPath? {
-        guard state == .ready else { return nil }
-        if let latest = shared.withLock({ $0.pathWatch?.latestPath }) { return latest }
-        if flow.eventLoop.inEventLoop { return NWPath(connectionSnapshot: flow.snapshotOnLoop()) }
-        guard let snapshot = try? flow.inspect({ $0 }).wait(), snapshot.state == .ready else { return nil }
-        return NWPath(connectionSnapshot: snapshot)
+        let (state, latest, facts) = shared.withLock { ($0.state, $0.pathWatch?.latestPath, $0.readyFacts) }
+        guard state == .ready, let facts else { return nil }
+        return latest ?? NWPath(connectionFacts: facts)
     }
 
     /// Called when the connection's path becomes known or changes.
@@ -158,23 +157,25 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             change(watch)
             return shared.state == .ready && watch.subscription == nil && !watch.subscribing && watch.hasHandlers
         }
-        if startWatching { flow.eventLoop.execute { self.watchPath(self.flow.snapshotOnLoop()) } }
+        if startWatching { flow.executeOnLoop { self.watchPath() } }
     }
 
     /// Follows the path of a ready connection that has path handlers (on the flow's loop).
-    private func watchPath(_ snapshot: FlowSnapshot) {
-        guard snapshot.state == .ready, let local = snapshot.localAddress else { return }
+    private func watchPath() {
         let requirements = parameters.pathRequirements
         let subscribe = shared.withLock { shared -> Bool in
-            guard let watch = shared.pathWatch, watch.hasHandlers, watch.subscription == nil, !watch.subscribing else {
+            guard shared.state == .ready, let facts = shared.readyFacts, let local = facts.localAddress,
+                let watch = shared.pathWatch, watch.hasHandlers, watch.subscription == nil, !watch.subscribing
+            else {
                 return false
             }
+            let remote = facts.remoteAddress
             watch.tracker = ConnectionPathTracker(
-                localAddress: NWPath.bytes(local),
-                overLoopback: snapshot.remoteAddress.map(NWPath.isLoopback) ?? false,
+                localAddress: local.unmappedBytes,
+                overLoopback: remote?.isLoopback ?? false,
                 requirements: requirements)
             watch.localEndpoint = NWEndpoint(local)
-            watch.remoteEndpoint = snapshot.remoteAddress.flatMap(NWEndpoint.init)
+            watch.remoteEndpoint = remote.flatMap(NWEndpoint.init)
             watch.subscribing = true
             return true
         }
@@ -225,25 +226,26 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// The largest datagram one send may carry (UDP), or the largest single write for streams;
     /// 0 until the connection is ready.
-    public final var maximumDatagramSize: Int { shared.withLock { $0.maximumDatagramSize } }
+    public final var maximumDatagramSize: Int { shared.withLock { $0.readyFacts?.maximumDatagramSize ?? 0 } }
 
     /// Runs on the flow's event loop, in order.
     private func flowStateChanged(_ flowState: FlowConnectionState) {
         let newState = State(flowState)
         var path: NWPath?
-        var readySnapshot: FlowSnapshot?
+        var readyFacts: FlowReadyFacts?
         if flowState == .ready {
-            let snapshot = flow.snapshotOnLoop()
-            readySnapshot = snapshot
+            let facts = flow.readyFactsOnLoop()
+            readyFacts = facts
             if shared.withLock({ $0.pathWatch?.pathHandler != nil }) {
-                path = NWPath(connectionSnapshot: snapshot)
+                path = NWPath(connectionFacts: facts)
             }
-            let datagramSize = Self.maximumDatagramSize(snapshot)
-            shared.withLock { $0.maximumDatagramSize = datagramSize }
         }
-        shared.withLock { $0.state = newState }
-        if let readySnapshot {
-            if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath(readySnapshot) }
+        shared.withLock { shared in
+            if let readyFacts { shared.readyFacts = readyFacts }
+            shared.state = newState
+        }
+        if readyFacts != nil {
+            if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath() }
         } else {
             stopWatchingPath()
         }
@@ -271,12 +273,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         }
     }
 
-    private static func maximumDatagramSize(_ snapshot: FlowSnapshot) -> Int {
-        guard snapshot.isDatagram else { return Int(UInt32.max) }
-        // 65535 minus the IP and UDP headers.
-        return snapshot.remoteAddress?.protocol == .inet6 ? 65_527 : 65_507
-    }
-
     // MARK: - Receiving
 
     /// Receives at least `minimumIncompleteLength` and at most `maximumLength` bytes (streams),
@@ -290,10 +286,12 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     ) {
         let delivery = self.delivery
         let isDatagram = flow.transportKind == .udp
-        flow.receive(minimum: minimumIncompleteLength, maximum: maximumLength) { outcome in
-            let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
-            delivery.deliver { completion(data, context, isComplete, error) }
-        }
+        flow.receive(
+            minimum: minimumIncompleteLength, maximum: maximumLength,
+            dataCompletion: { outcome in
+                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
+                delivery.deliver { completion(data, context, isComplete, error) }
+            })
     }
 
     /// Receives one complete message: a datagram, or on a stream everything up to the peer's end
@@ -332,11 +330,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     }
 
     private static func translate(
-        _ outcome: ReceiveOutcome, isDatagram: Bool
+        _ outcome: DataReceiveOutcome, isDatagram: Bool
     ) -> (Data?, NWConnection.ContentContext?, Bool, NWError?) {
         switch outcome {
-        case .data(let buffer, let isComplete, let isFinal):
-            let data = buffer.map { Data(buffer: $0, byteTransferStrategy: .automatic) }
+        case .data(let data, let isComplete, let isFinal):
             let context: NWConnection.ContentContext
             if isDatagram {
                 context = NWConnection.ContentContext(
@@ -362,8 +359,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
-        let buffer = content.map { ByteBuffer(data: $0) }
-        send(buffer: buffer, contentContext: contentContext, isComplete: isComplete, completion: completion)
+        flow.send(
+            data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+            completion: flowCompletion(completion))
     }
 
     /// Sends any contiguous or discontiguous bytes; see ``send(content:contentContext:isComplete:completion:)``.
@@ -373,37 +371,28 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
-        let buffer = content.map { content -> ByteBuffer in
-            var buffer = ByteBufferAllocator().buffer(capacity: content.count)
-            for region in content.regions { buffer.writeBytes(region) }
-            return buffer
-        }
-        send(buffer: buffer, contentContext: contentContext, isComplete: isComplete, completion: completion)
+        flow.send(
+            bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+            completion: flowCompletion(completion))
     }
 
-    private func send(
-        buffer: ByteBuffer?, contentContext: NWConnection.ContentContext, isComplete: Bool,
-        completion: NWConnection.SendCompletion
-    ) {
-        var flowCompletion: Flow.SendCompletion?
-        if case .contentProcessed(let handler) = completion {
-            let delivery = self.delivery
-            if flow.transportKind == .udp {
-                // Datagram completions all come from the loop: batched per loop turn.
-                flowCompletion = { error, _ in
-                    let nwError = error.map(NWError.init)
-                    delivery.deliver { handler(nwError) }
-                }
-            } else {
-                // Some stream completions come from the sender's thread (the send fit the flow's
-                // buffer), the rest from the loop: straight to the queue, so they stay in order.
-                flowCompletion = { error, ticket in
-                    let nwError = error.map(NWError.init)
-                    delivery.deliverInOrder { ticket.run { handler(nwError) } }
-                }
+    /// The engine's completion for a send's `completion`: it hands the handler to the queue.
+    private func flowCompletion(_ completion: NWConnection.SendCompletion) -> Flow.SendCompletion? {
+        guard case .contentProcessed(let handler) = completion else { return nil }
+        let delivery = self.delivery
+        if flow.transportKind == .udp {
+            // Datagram completions all come from the loop: batched per loop turn.
+            return { error, _ in
+                let nwError = error.map(NWError.init)
+                delivery.deliver { handler(nwError) }
             }
         }
-        flow.send(buffer, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: flowCompletion)
+        // Some stream completions come from the sender's thread (the send fit the flow's
+        // buffer), the rest from the loop: straight to the queue, so they stay in order.
+        return { error, ticket in
+            let nwError = error.map(NWError.init)
+            delivery.deliverInOrder { ticket.run { handler(nwError) } }
+        }
     }
 
     /// Runs `block` and sends everything it sends together: for datagrams, in one system call
@@ -421,37 +410,23 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         switch definition {
         case NWProtocolTCP.definition:
             guard flow.transportKind == .tcp else { return nil }
-            let (receive, send) = tcpBufferFacts()
+            // Bytes received and not yet read by the application, and bytes it sent that the
+            // peer has not acknowledged yet (queued in the flow, in the kernel, or in flight).
+            let (receive, send) = flow.tcpBufferFacts(shared.withLock { $0.readyFacts })
             let flow = self.flow
             return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send) { rate in
-                // SO_MAX_PACING_RATE (47); ~0 (all bits set) removes the cap.
-                let value = rate.map { UInt32(clamping: $0) } ?? UInt32.max
-                flow.setSocketOption(level: SOL_SOCKET, name: 47, value: Int32(bitPattern: value))
+                flow.setMaximumPacingRate(bytesPerSecond: rate)
             }
         case NWProtocolUDP.definition:
             return flow.transportKind == .udp ? NWProtocolUDP.Metadata() : nil
         case NWProtocolIP.definition:
             return NWProtocolIP.Metadata()
         case NWProtocolTLS.definition:
-            if flow.eventLoop.inEventLoop { return nil }
-            guard let facts = try? flow.inspect({ $0.tlsSession }).wait() else { return nil }
+            guard let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
         default:
             return nil
         }
-    }
-
-    /// Bytes received and not yet read by the application, and bytes it sent that the peer has
-    /// not acknowledged yet (queued in user space, queued in the kernel, or in flight).
-    private func tcpBufferFacts() -> (UInt32, UInt32) {
-        let future = flow.inspect { snapshot -> (UInt32, Int) in
-            let queued = (try? snapshot.channel?.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? nil
-            return (UInt32(clamping: snapshot.bufferedInboundBytes), queued ?? 0)
-        }.and(flow.tcpInfo())
-        if flow.eventLoop.inEventLoop { return (0, 0) }
-        guard let ((received, queued), info) = try? future.wait() else { return (0, 0) }
-        let kernel = info.map { UInt64($0.notsentBytes) + $0.unacknowledgedBytes } ?? 0
-        return (received, UInt32(clamping: UInt64(queued) + kernel))
     }
 
     // MARK: - Reports
@@ -461,12 +436,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         queue: DispatchQueue, completion: @escaping @Sendable (NWConnection.EstablishmentReport?) -> Void
     ) {
         let transport = flow.transportKind
-        flow.inspect { snapshot -> NWConnection.EstablishmentReport? in
-            guard snapshot.report.readyTime != nil else { return nil }
-            return NWConnection.EstablishmentReport(snapshot.report, transport: transport)
-        }.whenComplete { result in
-            let report = (try? result.get()) ?? nil
-            queue.async { completion(report) }
+        flow.withReport { report in
+            let establishment = report.isReady ? NWConnection.EstablishmentReport(report, transport: transport) : nil
+            queue.async { completion(establishment) }
         }
     }
 

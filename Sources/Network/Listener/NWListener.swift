@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-import NIOCore
 import NetworkCore
 import Synchronization
 
@@ -86,9 +85,9 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
     /// Binds and starts accepting; callbacks run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
         guard delivery.start(queue: queue) else { return }
-        engine.start(
+        engine.startAccepting(
             stateHandler: { [self] state in self.engineStateChanged(state) },
-            newFlowHandler: { [self] flow, remote in self.accepted(flow, remote: remote) }
+            newConnectionHandler: { [self] flow, remote in self.accepted(flow, remote: remote) }
         )
     }
 
@@ -165,7 +164,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         }
     }
 
-    private func accepted(_ flow: Flow, remote address: SocketAddress?) {
+    private func accepted(_ flow: Flow, remote address: FlowAddress?) {
         var remote = NWEndpoint.hostPort(host: .ipv4(.any), port: .any)
         if let address, let endpoint = NWEndpoint(address) {
             remote = endpoint

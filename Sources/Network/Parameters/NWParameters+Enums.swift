@@ -1,4 +1,4 @@
-import NetworkSystem
+import NetworkCore
 
 extension NWParameters {
     /// How traffic should be prioritized; mapped to a DSCP marking and socket priority.

@@ -1,6 +1,5 @@
 import Dispatch
 import NetworkCore
-import NetworkSystem
 import Synchronization
 
 /// Watches the network configuration (links, addresses, routes, through rtnetlink) and reports

@@ -1,4 +1,4 @@
-import NetworkSystem
+import NetworkCore
 import Synchronization
 
 /// The Internet Protocol layer (IPv4 and IPv6): its definition, options and per-packet metadata.

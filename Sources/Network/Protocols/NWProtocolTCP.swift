@@ -1,4 +1,4 @@
-import NetworkSystem
+import NetworkCore
 import Synchronization
 
 /// The Transmission Control Protocol: its definition, options and connection metadata.

@@ -1,4 +1,4 @@
-import NetworkSystem
+import NetworkCore
 import Synchronization
 
 /// The User Datagram Protocol: its definition, options and per-datagram metadata.

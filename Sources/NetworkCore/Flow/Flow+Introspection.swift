@@ -21,15 +21,7 @@ extension Flow {
 
     /// The kernel's TCP_INFO for the flow's socket; nil for datagram flows or without a socket.
     package func tcpInfo() -> EventLoopFuture<LinuxTCPInfo?> {
-        eventLoop.flatSubmit {
-            guard self.receives.mode == .stream, case .owned(let channel) = self.transport,
-                let provider = channel as? SocketOptionProvider
-            else { return self.eventLoop.makeSucceededFuture(nil) }
-            let info: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(
-                level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
-                name: NIOBSDSocket.Option(rawValue: TCP_INFO))
-            return info.map { Optional($0) }.recover { _ in nil }
-        }
+        eventLoop.submit { self.tcpInfoOnLoop() }
     }
 
     /// Runs `body` on the flow's loop with a snapshot of its transport facts.

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import NetworkDNS
+import Synchronization
 
 /// One connection, outbound or inbound, over TCP or UDP (with TLS/DTLS when configured).
 ///
@@ -55,7 +56,12 @@ package final class Flow: @unchecked Sendable {
 
     // Everything below is touched on `eventLoop` only.
     var machine = FlowStateMachine()
-    var receives: ReceiveQueue<ReceiveCompletion>
+    var receives: ReceiveQueue<ReceiveCompletion> {
+        // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
+        didSet { unreadInboundBytes.store(receives.bufferedBytes, ordering: .relaxed) }
+    }
+    /// `receives.bufferedBytes`, readable from any thread.
+    let unreadInboundBytes = Atomic<Int>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
     var batchDepth = 0

@@ -21,6 +21,10 @@ package enum LinuxConstants {
     /// The source-preference bits (TMP | PUBLIC | PUBTMP_DEFAULT) inside an IPV6_ADDR_PREFERENCES value.
     package static let IPV6_PREFER_SRC_MASK: Int32 = 0x0103
 
+    // <asm-generic/socket.h>: SOL_SOCKET option, Linux 3.13.
+    /// Caps the socket's pacing rate, in bytes per second (all bits set: no cap).
+    package static let SO_MAX_PACING_RATE: Int32 = 47
+
     // <linux/if_arp.h>: values of /sys/class/net/X/type.
     package static let ARPHRD_ETHER: Int = 1
     package static let ARPHRD_LOOPBACK: Int = 772

@@ -4,38 +4,35 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import NIOCore
 import NetworkCore
 
 extension NWEndpoint {
-    /// The endpoint for a socket address the engine reports (peer or local address).
-    init?(_ address: SocketAddress) {
+    /// The endpoint for an address the engine reports (peer or local address).
+    init?(_ address: FlowAddress) {
         switch address {
-        case .v4(let v4):
-            let bytes = withUnsafeBytes(of: v4.address.sin_addr) { Data($0) }
-            guard let ip = IPv4Address(bytes) else { return nil }
-            self = .hostPort(host: .ipv4(ip), port: NWEndpoint.Port(rawValue: UInt16(address.port ?? 0)) ?? .any)
-        case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Data($0) }
-            let scope = v6.address.sin6_scope_id
+        case .ipv4(let bytes, let port):
+            guard let ip = IPv4Address(Data(bytes)) else { return nil }
+            self = .hostPort(host: .ipv4(ip), port: NWEndpoint.Port(rawValue: port) ?? .any)
+        case .ipv6(let bytes, let port, let scope):
             let interface = scope == 0 ? nil : NWInterface(systemInterfaceIndex: Int(scope))
-            guard let ip = IPv6Address(bytes, interface) else { return nil }
-            let port = NWEndpoint.Port(rawValue: UInt16(address.port ?? 0)) ?? .any
+            guard let ip = IPv6Address(Data(bytes), interface) else { return nil }
+            let port = NWEndpoint.Port(rawValue: port) ?? .any
             // A v4-mapped peer on a dual-stack socket is reported as the IPv4 address it is.
             if ip.isIPv4Mapped, let v4 = ip.asIPv4 {
                 self = .hostPort(host: .ipv4(v4), port: port)
             } else {
                 self = .hostPort(host: .ipv6(ip), port: port)
             }
-        case .unixDomainSocket:
-            self = .unix(path: address.pathname ?? "")
+        case .unix(let path):
+            self = .unix(path: path)
         }
     }
 
     /// The endpoint for an engine target (a proxy the report names, for example).
     init?(flowTarget target: FlowTarget) {
         switch target {
-        case .address(let address):
+        case .address:
+            guard let address = target.flowAddress else { return nil }
             self.init(address)
         case .unix(let path):
             self = .unix(path: path)

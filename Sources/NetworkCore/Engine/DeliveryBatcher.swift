@@ -6,7 +6,7 @@ import Synchronization
 /// each target queue in a single `DispatchQueue.async`, in order. Waking a dispatch worker costs
 /// more than the callbacks themselves; with many connections (or a batch of sends) completing in
 /// one turn this replaces many wake-ups by one.
-final class DeliveryBatcher: @unchecked Sendable {
+package final class DeliveryBatcher: @unchecked Sendable {
     private let eventLoop: EventLoop
     // Touched on `eventLoop` only.
     private var pending: [(DispatchQueue, @Sendable () -> Void)] = []
@@ -20,7 +20,7 @@ final class DeliveryBatcher: @unchecked Sendable {
     private static let registry = Mutex<[ObjectIdentifier: DeliveryBatcher]>([:])
 
     /// The batcher of `eventLoop` (one per loop, for the life of the process).
-    static func forEventLoop(_ eventLoop: EventLoop) -> DeliveryBatcher {
+    package static func forEventLoop(_ eventLoop: EventLoop) -> DeliveryBatcher {
         registry.withLock { batchers in
             let key = ObjectIdentifier(eventLoop as AnyObject)
             if let existing = batchers[key] { return existing }
@@ -32,7 +32,7 @@ final class DeliveryBatcher: @unchecked Sendable {
 
     /// Queues `work` for `queue`. Off the loop (rare: listener children on another loop) it
     /// goes straight to the queue.
-    func enqueue(_ work: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
+    package func enqueue(_ work: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
         guard eventLoop.inEventLoop else {
             queue.async(execute: work)
             return
@@ -48,7 +48,7 @@ final class DeliveryBatcher: @unchecked Sendable {
     /// Hands everything gathered so far to its queues now, when called on the loop, so that work
     /// given straight to a queue afterwards cannot overtake it. (The flush already scheduled for
     /// this turn then finds nothing, or only what came later.)
-    func flushIfOnLoop() {
+    package func flushIfOnLoop() {
         guard eventLoop.inEventLoop, !pending.isEmpty else { return }
         flush()
         // `flush` cleared the flag, but its scheduled run is still coming: keep the flag set so

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NetworkSystem
+
+/// What the `Network` module needs from a flow, in its own terms (`Data`, `FlowAddress`,
+/// callbacks rather than futures), so that it never reaches into NIO.
+extension Flow {
+    /// Sends `data` (see `send(_:isComplete:closesWrite:completion:)`). The bytes are copied once,
+    /// into the buffer the socket writes from.
+    package func send(data: Data?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?) {
+        send(data.map { ByteBuffer(data: $0) }, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+    }
+
+    /// Sends any contiguous or discontiguous bytes, copied once.
+    package func send<Content: DataProtocol>(
+        bytes content: Content?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
+    ) {
+        let buffer = content.map { content -> ByteBuffer in
+            var buffer = ByteBufferAllocator().buffer(capacity: content.count)
+            for region in content.regions { buffer.writeBytes(region) }
+            return buffer
+        }
+        send(buffer, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+    }
+
+    /// Queues a receive whose bytes arrive as `Data` (large buffers without a copy: the `Data`
+    /// keeps NIO's storage). The completion runs on the event loop.
+    package func receive(
+        minimum: Int, maximum: Int, dataCompletion: @escaping @Sendable (DataReceiveOutcome) -> Void
+    ) {
+        receive(minimum: minimum, maximum: maximum) { outcome in
+            switch outcome {
+            case .data(let buffer, let isComplete, let isFinal):
+                let data = buffer.map { Data(buffer: $0, byteTransferStrategy: .automatic) }
+                dataCompletion(.data(data, isComplete: isComplete, isFinal: isFinal))
+            case .failure(let error):
+                dataCompletion(.failure(error))
+            }
+        }
+    }
+
+    /// Whether the caller runs on the flow's event loop.
+    package var isOnEventLoop: Bool { eventLoop.inEventLoop }
+
+    /// Runs `body` on the flow's event loop, later.
+    package func executeOnLoop(_ body: @escaping @Sendable () -> Void) {
+        eventLoop.execute(body)
+    }
+
+    /// The batcher that gathers the callbacks this flow's loop produces in one turn.
+    package var deliveryBatcher: DeliveryBatcher { DeliveryBatcher.forEventLoop(eventLoop) }
+
+    /// The facts a ready flow keeps for readers on any thread; call on its event loop (for
+    /// example from its state handler, on `ready`).
+    package func readyFactsOnLoop() -> FlowReadyFacts {
+        eventLoop.preconditionInEventLoop()
+        let channel = transport.channel
+        var remote = transport.remoteAddress
+        if remote == nil, channel != nil {
+            // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
+            // address that won the race (or the literal target).
+            remote = report.resolution?.successful
+        }
+        return FlowReadyFacts(
+            local: channel?.localAddress, remote: remote, isDatagram: receives.mode == .datagram,
+            tlsSession: tlsSession?.facts)
+    }
+
+    /// Calls `body` on the event loop with the establishment report as it is then.
+    package func withReport(_ body: @escaping @Sendable (FlowReport) -> Void) {
+        eventLoop.execute { body(self.report) }
+    }
+
+    /// Bytes received and not yet read by the application, and bytes it sent that the peer has
+    /// not acknowledged (taken by the flow and not yet written, plus TCP_INFO's notsent and
+    /// unacked). From any thread, never waiting: the flow's own counts are live; the kernel's
+    /// part is read now on the event loop, and elsewhere is the loop's last reading, a fresh
+    /// one being requested for the next call (see docs/connection-semantics.md).
+    package func tcpBufferFacts(_ facts: FlowReadyFacts?) -> (received: UInt32, unacknowledged: UInt32) {
+        let received = UInt32(clamping: unreadInboundBytes.load(ordering: .relaxed))
+        let unwritten = UInt64(mailbox.budget { $0.unwritten })
+        var kernel: UInt64 = 0
+        if eventLoop.inEventLoop {
+            kernel = kernelUnacknowledgedOnLoop() ?? 0
+            facts?.kernelUnacknowledged.store(kernel, ordering: .relaxed)
+        } else if let facts {
+            // (Not ready yet, without facts: nothing was sent on the socket, the kernel part is 0.)
+            kernel = facts.kernelUnacknowledged.load(ordering: .relaxed)
+            // One refresh on its way at a time, however often this is asked.
+            if !facts.kernelRefreshPending.exchange(true, ordering: .relaxed) {
+                eventLoop.execute {
+                    facts.kernelRefreshPending.store(false, ordering: .relaxed)
+                    facts.kernelUnacknowledged.store(self.kernelUnacknowledgedOnLoop() ?? 0, ordering: .relaxed)
+                }
+            }
+        }
+        return (received, UInt32(clamping: unwritten + kernel))
+    }
+
+    /// TCP_INFO's notsent + unacked for the flow's socket, read now; on the loop only.
+    private func kernelUnacknowledgedOnLoop() -> UInt64? {
+        guard let info = tcpInfoOnLoop() else { return nil }
+        return UInt64(info.notsentBytes) + info.unacknowledgedBytes
+    }
+
+    /// The kernel's TCP_INFO, read now; on the loop only, nil for datagram flows or without a
+    /// socket. (On its own loop NIO completes a socket-option read before returning the future.)
+    func tcpInfoOnLoop() -> LinuxTCPInfo? {
+        eventLoop.preconditionInEventLoop()
+        guard receives.mode == .stream, case .owned(let channel) = transport,
+            let provider = channel as? SocketOptionProvider
+        else { return nil }
+        let future: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(
+            level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
+            name: NIOBSDSocket.Option(rawValue: TCP_INFO))
+        let result = NIOLoopBoundBox<LinuxTCPInfo?>(nil, eventLoop: eventLoop)
+        future.whenSuccess { result.value = $0 }
+        return result.value
+    }
+
+    /// Caps the rate the flow's socket sends at, in bytes per second (`SO_MAX_PACING_RATE`);
+    /// nil removes the cap.
+    package func setMaximumPacingRate(bytesPerSecond rate: UInt64?) {
+        // The option is 32 bits wide; all bits set means no cap.
+        let value = rate.map { UInt32(clamping: $0) } ?? UInt32.max
+        setSocketOption(level: SOL_SOCKET, name: LinuxConstants.SO_MAX_PACING_RATE, value: Int32(bitPattern: value))
+    }
+
+    /// Starts measuring data transfer: the counters now, for `FlowTransferMeasurement.finish`.
+    package func startTransferMeasurement() -> FlowTransferMeasurement {
+        FlowTransferMeasurement(flow: self)
+    }
+
+    /// The flow's cumulative counters, read on its loop (NIO's future stays in the engine).
+    func transferCounters() -> EventLoopFuture<FlowTransferCounters> {
+        eventLoop.submit {
+            FlowTransferCounters(
+                uptimeNanoseconds: NIODeadline.now().uptimeNanoseconds, sentBytes: self.report.sentBytes,
+                receivedBytes: self.report.receivedBytes, tcp: self.tcpInfoOnLoop().map(TCPTransferCounters.init))
+        }
+    }
+}

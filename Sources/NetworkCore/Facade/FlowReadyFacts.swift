@@ -1,0 +1,67 @@
+import NIOCore
+import NetworkSystem
+import Synchronization
+
+/// What a flow knew when it became ready (addresses, datagram or stream, the negotiated TLS
+/// session), taken on its event loop and then readable from any thread without a hop: the
+/// connection keeps it, so `currentPath`, metadata and `maximumDatagramSize` answer the same on
+/// the loop and off it. One allocation per ready connection; the addresses are NIO's own
+/// (shared, not copied) until someone asks for them.
+package final class FlowReadyFacts: Sendable {
+    private let local: SocketAddress?
+    private let remote: SocketAddress?
+    /// Whether the flow carries datagrams (UDP) rather than a stream.
+    package let isDatagram: Bool
+    /// The negotiated TLS session, if the stack has TLS.
+    package let tlsSession: TLSSessionFacts?
+    /// TCP_INFO's notsent + unacked as last read on the loop (see `Flow.tcpBufferFacts`).
+    let kernelUnacknowledged = Atomic<UInt64>(0)
+    /// A refresh of `kernelUnacknowledged` is on its way to the loop.
+    let kernelRefreshPending = Atomic<Bool>(false)
+
+    init(local: SocketAddress?, remote: SocketAddress?, isDatagram: Bool, tlsSession: TLSSessionFacts?) {
+        self.local = local
+        self.remote = remote
+        self.isDatagram = isDatagram
+        self.tlsSession = tlsSession
+    }
+
+    /// The local address in use.
+    package var localAddress: FlowAddress? { local.map(FlowAddress.init) }
+
+    /// The peer's address.
+    package var remoteAddress: FlowAddress? { remote.map(FlowAddress.init) }
+
+    /// The largest datagram one send may carry, or the largest single write for streams.
+    package var maximumDatagramSize: Int {
+        guard isDatagram else { return Int(UInt32.max) }
+        // 65535 minus the IP and UDP headers.
+        return remote?.protocol == .inet6 ? 65_527 : 65_507
+    }
+
+    /// The path of the established connection: satisfied, over the interface that owns the local
+    /// address (the loopback interface for a loopback peer when none does), with the address
+    /// families of the interfaces that are up. Reads the interface table now.
+    package func pathFacts() -> PathFacts {
+        let interfaces = InterfaceTable.current()
+        var used: SystemInterface?
+        if let localBytes = localAddress?.unmappedBytes {
+            used = interfaces.first { interface in
+                interface.addresses.contains { $0.bytes == localBytes }
+            }
+            if used == nil, remoteAddress?.isLoopback == true {
+                used = interfaces.first { $0.type == .loopback }
+            }
+        }
+        let families = Set(interfaces.filter(\.isUp).flatMap { $0.addresses.map(\.family) })
+        return PathFacts(
+            status: .satisfied,
+            interfaces: used.map { [$0] } ?? [],
+            gateways: [],
+            supportsIPv4: families.contains(.inet),
+            supportsIPv6: families.contains(.inet6),
+            supportsDNS: true,
+            isExpensive: used?.isExpensive ?? false,
+            isConstrained: used?.isConstrained ?? false)
+    }
+}
