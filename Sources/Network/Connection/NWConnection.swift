@@ -254,7 +254,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         // `deliverInOrder`): none may reach the queue before the `ready` it follows.
         delivery.deliverInOrder { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
-            handler?(newState)
+            if let handler { self.flow.runCallback { handler(newState) } }
             if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathWatch?.pathHandler }) {
                 pathHandler(path)
             }
@@ -285,12 +285,13 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
         let delivery = self.delivery
+        let flow = self.flow
         let isDatagram = flow.transportKind == .udp
         flow.receive(
             minimum: minimumIncompleteLength, maximum: maximumLength,
             dataCompletion: { outcome in
                 let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
-                delivery.deliver { completion(data, context, isComplete, error) }
+                delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
 
@@ -380,11 +381,12 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     private func flowCompletion(_ completion: NWConnection.SendCompletion) -> Flow.SendCompletion? {
         guard case .contentProcessed(let handler) = completion else { return nil }
         let delivery = self.delivery
+        let flow = self.flow
         if flow.transportKind == .udp {
             // Datagram completions all come from the loop: batched per loop turn.
             return { error, _ in
                 let nwError = error.map(NWError.init)
-                delivery.deliver { handler(nwError) }
+                delivery.deliver { flow.runCallback { handler(nwError) } }
             }
         }
         // Some stream completions come from the sender's thread (the send fit the flow's

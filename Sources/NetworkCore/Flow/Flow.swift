@@ -218,6 +218,17 @@ package final class Flow: @unchecked Sendable {
         if mailbox.endBatch() { wakeLoop() }
     }
 
+    /// Runs one of the application's callbacks for this flow (on its queue). Operations the
+    /// callback issues wake the event loop once, when it returns, instead of one by one: a
+    /// receive handler that sends the next request and receives again costs one wake-up (and on
+    /// a shared CPU one context switch) instead of two. Same rule as send completions
+    /// (`SendCompletionTicket`, `FlowInbox`).
+    package func runCallback(_ body: () -> Void) {
+        mailbox.handlerStarts(early: false)
+        body()
+        if mailbox.handlerEnded() { wakeLoop() }
+    }
+
     /// See `SendCompletionTicket.run`.
     func completionHandlerStarts(early: Bool) {
         mailbox.handlerStarts(early: early)
