@@ -61,12 +61,7 @@ extension Flow {
     package func readyFactsOnLoop() -> FlowReadyFacts {
         eventLoop.preconditionInEventLoop()
         let channel = transport.channel
-        var remote = transport.remoteAddress
-        if remote == nil, channel != nil {
-            // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
-            // address that won the race (or the literal target).
-            remote = report.resolution?.successful
-        }
+        let remote = peerAddress
         return FlowReadyFacts(
             local: channel?.localAddress, remote: remote, isDatagram: receives.mode == .datagram,
             tlsSession: tlsSession?.facts)

@@ -35,14 +35,16 @@ extension Flow {
         return snapshot()
     }
 
+    /// The peer's address, on the loop. A Fast Open connect is deferred, so NIO never learnt the
+    /// peer's address: it is then the address that won the race (or the literal target).
+    var peerAddress: SocketAddress? {
+        if let remote = transport.remoteAddress { return remote }
+        return transport.channel == nil ? nil : report.resolution?.successful
+    }
+
     private func snapshot() -> FlowSnapshot {
         let channel = transport.channel
-        var remote = transport.remoteAddress
-        if remote == nil, channel != nil {
-            // A Fast Open connect is deferred, so NIO never learnt the peer's address: it is the
-            // address that won the race (or the literal target).
-            remote = report.resolution?.successful
-        }
+        let remote = peerAddress
         return FlowSnapshot(
             state: machine.state,
             localAddress: channel?.localAddress,
