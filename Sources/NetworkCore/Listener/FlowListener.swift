@@ -12,43 +12,6 @@ import NetworkDNS
 import NetworkSystem
 import Synchronization
 
-/// The states of a listener, mirroring `NWListener.State`.
-package enum FlowListenerState: Equatable, Hashable, Sendable {
-    case setup
-    case waiting(FlowError)
-    case ready
-    case failed(FlowError)
-    case cancelled
-}
-
-/// What a listener binds and how its children are configured.
-package struct FlowListenerConfiguration: Sendable {
-    package var transport: FlowTransportKind
-    /// Local address literal to bind (nil: every address, dual stack).
-    package var localHost: String?
-    package var localInterfaceName: String?
-    /// A UNIX-domain socket path to listen on instead of an IP address and port (stream only).
-    package var localUnixPath: String?
-    package var port: Int
-    package var allowLocalEndpointReuse = false
-    /// Accept only peers on a directly connected network (loopback, link-local, a local subnet).
-    package var acceptLocalOnly = false
-    /// Settings for accepted children (their target is filled in per peer).
-    package var child: FlowConfiguration
-    /// Set when the parameters ask for a protocol this build cannot serve yet.
-    package var unsupported: FlowError?
-    package var backlog: Int32 = 256
-    /// Datagram peers handed to the application but not started yet, at most. Beyond it,
-    /// datagrams from further new addresses are dropped (UDP semantics) until some are started.
-    package var maximumUnstartedPeers = 1024
-
-    package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
-        self.transport = transport
-        self.port = port
-        self.child = child
-    }
-}
-
 /// A listening socket: a TCP server channel whose accepted children become flows, or one UDP
 /// socket demultiplexed by remote address into one flow per peer (replies leave from the
 /// listener's port). `newConnectionLimit` is enforced on the listener's event loop.
@@ -63,27 +26,27 @@ package final class FlowListener: @unchecked Sendable {
 
     package let configuration: FlowListenerConfiguration
     package let eventLoop: EventLoop
-    private let shared = Mutex(SharedState())
+    let shared = Mutex(SharedState())
 
-    private struct SharedState {
+    struct SharedState {
         var port: Int?
         var limit = FlowListener.infiniteLimit
     }
 
     // Touched on `eventLoop` only.
-    private var state: FlowListenerState = .setup
-    private var channel: Channel?
-    private var stateHandler: StateHandler?
-    private var newFlowHandler: NewFlowHandler?
-    private var peers: [SocketAddress: Flow] = [:]
+    var state: FlowListenerState = .setup
+    var channel: Channel?
+    var stateHandler: StateHandler?
+    var newFlowHandler: NewFlowHandler?
+    var peers: [SocketAddress: Flow] = [:]
     /// The TLS server context, made once per listener (loading keys and trust is costly).
-    private var tlsContext: NIOSSLContext?
+    var tlsContext: NIOSSLContext?
     /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
-    private var dtlsCookies: DTLSCookies?
-    private var unstartedPeers: Set<SocketAddress> = []
-    private var localNetworks: [SystemInterface] = []
+    var dtlsCookies: DTLSCookies?
+    var unstartedPeers: Set<SocketAddress> = []
+    var localNetworks: [SystemInterface] = []
     /// The listener's number in log lines (`L<n>`).
-    private let logID = LogIDs.nextListener()
+    let logID = LogIDs.nextListener()
 
     package init(configuration: FlowListenerConfiguration) {
         self.configuration = configuration
@@ -132,13 +95,13 @@ package final class FlowListener: @unchecked Sendable {
         }
     }
 
-    private func report(_ newState: FlowListenerState) {
+    func report(_ newState: FlowListenerState) {
         NetworkLog.listener.debug("state \(Self.stateText(newState))", metadata: logMetadata)
         state = newState
         stateHandler?(newState)
     }
 
-    private func bindAddress() throws -> SocketAddress {
+    func bindAddress() throws -> SocketAddress {
         if let path = configuration.localUnixPath {
             guard configuration.transport == .tcp else { throw FlowError.posix(EINVAL) }
             return try SocketAddress(unixDomainSocketPath: path)
@@ -161,7 +124,7 @@ package final class FlowListener: @unchecked Sendable {
         }
     }
 
-    private func socketOptions(family: SocketFamily) -> [SocketOptionSetting] {
+    func socketOptions(family: SocketFamily) -> [SocketOptionSetting] {
         var options: [SocketOptionSetting] = [.init(level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)]
         if configuration.allowLocalEndpointReuse {
             options.append(.init(level: SOL_SOCKET, name: SO_REUSEPORT, value: 1))
@@ -177,7 +140,7 @@ package final class FlowListener: @unchecked Sendable {
         return options
     }
 
-    private func bind() {
+    func bind() {
         if let unsupported = configuration.unsupported {
             report(.failed(unsupported))
             return
@@ -277,7 +240,7 @@ package final class FlowListener: @unchecked Sendable {
     }
 
     /// Pauses accepting while the connection budget is used up.
-    private func updateAcceptReadiness() {
+    func updateAcceptReadiness() {
         guard configuration.transport == .tcp, let channel, state == .ready || state == .setup else { return }
         let limit = connectionLimit
         channel.setOption(ChannelOptions.autoRead, value: limit != 0).whenComplete { _ in }
@@ -285,7 +248,7 @@ package final class FlowListener: @unchecked Sendable {
     }
 
     /// Takes one unit of the budget; false when there is none left.
-    private func consumeBudget() -> Bool {
+    func consumeBudget() -> Bool {
         let allowed = shared.withLock { state -> Bool in
             if state.limit == FlowListener.infiniteLimit { return true }
             guard state.limit > 0 else { return false }
@@ -296,7 +259,7 @@ package final class FlowListener: @unchecked Sendable {
         return allowed
     }
 
-    private func isLocalPeer(_ address: SocketAddress?) -> Bool {
+    func isLocalPeer(_ address: SocketAddress?) -> Bool {
         guard let address else { return false }
         return LocalNetworkCheck.isLocal(address, interfaces: localNetworks)
     }
@@ -304,7 +267,7 @@ package final class FlowListener: @unchecked Sendable {
     // MARK: - Accepting (listener loop)
 
     /// Admission on the listener's loop: budget and local-only rule.
-    fileprivate func accepted(_ child: Channel) -> Bool {
+    func accepted(_ child: Channel) -> Bool {
         guard state == .ready, newFlowHandler != nil else { return false }
         if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) {
             NetworkLog.listener.debug("refused \(Self.text(child.remoteAddress)): not on a local network", metadata: logMetadata)
@@ -320,7 +283,7 @@ package final class FlowListener: @unchecked Sendable {
     /// Called on the child's loop once it is registered and active: wrap it in a flow and hand
     /// it to the user. (Before that, NIO would silently drop the flow's reads.)
     /// Runs on the child's loop.
-    fileprivate func handOver(_ child: Channel) {
+    func handOver(_ child: Channel) {
         var childConfiguration = configuration.child
         childConfiguration.target = child.remoteAddress.map { .address($0) } ?? .unix(path: "")
         childConfiguration.transport = .tcp
@@ -347,178 +310,5 @@ package final class FlowListener: @unchecked Sendable {
             }
             handler(flow, child.remoteAddress)
         }
-    }
-
-    fileprivate func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
-        let remote = envelope.remoteAddress
-        if let flow = peers[remote] {
-            flow.deliverSharedDatagram(envelope.data)
-            return
-        }
-        guard state == .ready, let handler = newFlowHandler else { return }
-        if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
-        var prestate: gnutls_dtls_prestate_st?
-        if let dtlsCookies {
-            // Stateless until the peer proves it receives at its address.
-            switch dtlsCookies.check(envelope.data, from: remote) {
-            case .verified(let state):
-                prestate = state
-            case .challenge(let reply):
-                NetworkLog.listener.trace("DTLS cookie challenge to \(remote.logText)", metadata: logMetadata)
-                channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: reply), promise: nil)
-                return
-            case .ignore:
-                return
-            }
-        }
-        // A flood of datagrams from new (possibly spoofed) addresses must not create flows
-        // without bound: peers the application has not started yet are capped.
-        unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
-        guard unstartedPeers.count < configuration.maximumUnstartedPeers else {
-            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): too many peers not started yet", metadata: logMetadata)
-            return
-        }
-        guard consumeBudget() else {
-            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): connection limit reached", metadata: logMetadata)
-            return
-        }
-        unstartedPeers.insert(remote)
-        var childConfiguration = configuration.child
-        childConfiguration.target = .address(remote)
-        childConfiguration.transport = .udp
-        var dtls: GnuTLSSession?
-        if let settings = configuration.child.tls {
-            // Checked at bind time; a failure here (memory) only drops this peer's datagram.
-            guard let session = try? DTLSStack.serverSession(on: channel, remote: remote, settings: settings) else { return }
-            if let prestate { session.continueAfterCookie(prestate) }
-            dtls = session
-        }
-        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {
-            [weak self] in
-            guard let self else { return }
-            self.eventLoop.execute { self.releasePeer(remote) }
-        }
-        peers[remote] = flow
-        NetworkLog.listener.debug(
-            "new datagram peer C\(flow.logID) from \(remote.logText)", metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
-        flow.deliverSharedDatagram(envelope.data)
-        handler(flow, remote)
-    }
-
-    private func releasePeer(_ remote: SocketAddress) {
-        peers[remote] = nil
-        if state == .cancelled && peers.isEmpty {
-            channel?.close(promise: nil)
-            channel = nil
-        }
-    }
-
-    fileprivate func datagramSocketClosed() {
-        NetworkLog.listener.debug("the shared datagram socket closed", metadata: logMetadata)
-        let flows = peers.values
-        peers.removeAll()
-        for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
-        if state == .ready {
-            report(.failed(.posix(ECONNABORTED)))
-        }
-    }
-
-    // MARK: - Logging
-
-    private var logMetadata: Logger.Metadata { ["listener": "L\(logID)"] }
-
-    private static func text(_ address: SocketAddress?) -> String {
-        address.map { $0.logText } ?? "unknown peer"
-    }
-
-    private static func stateText(_ state: FlowListenerState) -> String {
-        switch state {
-        case .setup: return "setup"
-        case .waiting(let error): return "waiting: \(error.logDescription)"
-        case .ready: return "ready"
-        case .failed(let error): return "failed: \(error.logDescription)"
-        case .cancelled: return "cancelled"
-        }
-    }
-
-    /// Stops sending a departed peer's datagrams to a cancelled flow.
-    package func forget(_ flow: Flow) {
-        eventLoop.execute {
-            if let key = self.peers.first(where: { $0.value === flow })?.key { self.peers[key] = nil }
-        }
-    }
-}
-
-/// Sits in the server channel's pipeline in front of NIO's accept handler and sees every accepted
-/// child first: it enforces the listener's budget and local-only rule and hands the child over.
-private final class AcceptGate: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = Channel
-
-    private weak var listener: FlowListener?
-
-    init(listener: FlowListener) { self.listener = listener }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let child = Self.unwrapInboundIn(data)
-        guard let listener, listener.accepted(child) else {
-            // Over budget or refused: close it so the peer is not left hanging.
-            if let provider = child as? SocketOptionProvider {
-                _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-            }
-            child.close(promise: nil)
-            return
-        }
-        // Let NIO register the child on its loop.
-        context.fireChannelRead(data)
-    }
-}
-
-/// Waits in an accepted child's pipeline for it to become active, hands it over, and leaves.
-private final class ChildHandover: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias InboundIn = NIOAny
-
-    private weak var listener: FlowListener?
-
-    init(listener: FlowListener) { self.listener = listener }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { handOver(context: context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        handOver(context: context)
-        context.fireChannelActive()
-    }
-
-    private func handOver(context: ChannelHandlerContext) {
-        guard let listener else {
-            context.close(promise: nil)
-            return
-        }
-        let listenerRef = listener
-        self.listener = nil
-        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-        listenerRef.handOver(context.channel)
-    }
-}
-
-/// Sits in a datagram listener's pipeline and routes each datagram to its peer's flow.
-private final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private weak var listener: FlowListener?
-
-    init(listener: FlowListener) { self.listener = listener }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        listener?.receivedDatagram(Self.unwrapInboundIn(data), channel: context.channel)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        listener?.datagramSocketClosed()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP errors for one peer must not take the shared socket down.
     }
 }

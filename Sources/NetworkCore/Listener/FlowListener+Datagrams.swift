@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CGnuTLS
+import Logging
+import NIOCore
+import NetworkDNS
+
+/// A datagram listener's peers: one flow per remote address on the shared socket.
+extension FlowListener {
+    func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
+        let remote = envelope.remoteAddress
+        if let flow = peers[remote] {
+            flow.deliverSharedDatagram(envelope.data)
+            return
+        }
+        guard state == .ready, let handler = newFlowHandler else { return }
+        if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
+        var prestate: gnutls_dtls_prestate_st?
+        if let dtlsCookies {
+            // Stateless until the peer proves it receives at its address.
+            switch dtlsCookies.check(envelope.data, from: remote) {
+            case .verified(let state):
+                prestate = state
+            case .challenge(let reply):
+                NetworkLog.listener.trace("DTLS cookie challenge to \(remote.logText)", metadata: logMetadata)
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: reply), promise: nil)
+                return
+            case .ignore:
+                return
+            }
+        }
+        // A flood of datagrams from new (possibly spoofed) addresses must not create flows
+        // without bound: peers the application has not started yet are capped.
+        unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
+        guard unstartedPeers.count < configuration.maximumUnstartedPeers else {
+            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): too many peers not started yet", metadata: logMetadata)
+            return
+        }
+        guard consumeBudget() else {
+            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): connection limit reached", metadata: logMetadata)
+            return
+        }
+        unstartedPeers.insert(remote)
+        var childConfiguration = configuration.child
+        childConfiguration.target = .address(remote)
+        childConfiguration.transport = .udp
+        var dtls: GnuTLSSession?
+        if let settings = configuration.child.tls {
+            // Checked at bind time; a failure here (memory) only drops this peer's datagram.
+            guard let session = try? DTLSStack.serverSession(on: channel, remote: remote, settings: settings) else { return }
+            if let prestate { session.continueAfterCookie(prestate) }
+            dtls = session
+        }
+        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {
+            [weak self] in
+            guard let self else { return }
+            self.eventLoop.execute { self.releasePeer(remote) }
+        }
+        peers[remote] = flow
+        NetworkLog.listener.debug(
+            "new datagram peer C\(flow.logID) from \(remote.logText)", metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
+        flow.deliverSharedDatagram(envelope.data)
+        handler(flow, remote)
+    }
+
+    func releasePeer(_ remote: SocketAddress) {
+        peers[remote] = nil
+        if state == .cancelled && peers.isEmpty {
+            channel?.close(promise: nil)
+            channel = nil
+        }
+    }
+
+    func datagramSocketClosed() {
+        NetworkLog.listener.debug("the shared datagram socket closed", metadata: logMetadata)
+        let flows = peers.values
+        peers.removeAll()
+        for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
+        if state == .ready {
+            report(.failed(.posix(ECONNABORTED)))
+        }
+    }
+
+    /// Stops sending a departed peer's datagrams to a cancelled flow.
+    package func forget(_ flow: Flow) {
+        eventLoop.execute {
+            if let key = self.peers.first(where: { $0.value === flow })?.key { self.peers[key] = nil }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// What a listener binds and how its children are configured.
+package struct FlowListenerConfiguration: Sendable {
+    package var transport: FlowTransportKind
+    /// Local address literal to bind (nil: every address, dual stack).
+    package var localHost: String?
+    package var localInterfaceName: String?
+    /// A UNIX-domain socket path to listen on instead of an IP address and port (stream only).
+    package var localUnixPath: String?
+    package var port: Int
+    package var allowLocalEndpointReuse = false
+    /// Accept only peers on a directly connected network (loopback, link-local, a local subnet).
+    package var acceptLocalOnly = false
+    /// Settings for accepted children (their target is filled in per peer).
+    package var child: FlowConfiguration
+    /// Set when the parameters ask for a protocol this build cannot serve yet.
+    package var unsupported: FlowError?
+    package var backlog: Int32 = 256
+    /// Datagram peers handed to the application but not started yet, at most. Beyond it,
+    /// datagrams from further new addresses are dropped (UDP semantics) until some are started.
+    package var maximumUnstartedPeers = 1024
+
+    package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
+        self.transport = transport
+        self.port = port
+        self.child = child
+    }
+}
