@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NetworkDNS
 
 /// Fetches a PAC script over HTTP or HTTPS with SwiftNIO: `GET`, a size cap, a time limit per
 /// request, and up to `maximumRedirects` redirects (never from `https` down to `http`).
@@ -63,7 +64,7 @@ enum PACHTTPFetcher {
         if let query = url.query { target += "?\(query)" }
 
         var headers = HTTPHeaders()
-        let hostField = host.contains(":") ? "[\(host)]" : host
+        let hostField = HostAuthority.host(host)
         headers.add(name: "Host", value: port == (secure ? 443 : 80) ? hostField : "\(hostField):\(port)")
         headers.add(name: "Accept", value: "application/x-ns-proxy-autoconfig, */*")
         headers.add(name: "Connection", value: "close")

@@ -1,3 +1,5 @@
+import NetworkDNS
+
 /// One way to reach a destination, as a PAC script's `FindProxyForURL` answer names it.
 ///
 /// A script answers with a list (`"PROXY a:1; SOCKS5 b:2; DIRECT"`); the establishment tries the
@@ -29,6 +31,6 @@ package enum PACProxyChoice: Hashable, Sendable, CustomStringConvertible {
 
     // IPv6 literals need brackets, or the port would read as one more address group.
     private static func hostPort(_ host: String, _ port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        HostAuthority.authority(host, port: port)
     }
 }

@@ -47,7 +47,7 @@ enum RoutePlanner {
         guard let (host, port) = configuration.target.hostAndPort else { return eventLoop.makeSucceededFuture([.direct]) }
         // Only scheme, host and port: the path stays private (as Chrome does for https).
         let scheme = configuration.tls != nil ? "https" : "http"
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let authority = HostAuthority.authority(host, port: Int(port))
         let promise = eventLoop.makePromise(of: [ProxyRoute].self)
         Task {
             var routes: [ProxyRoute] = []

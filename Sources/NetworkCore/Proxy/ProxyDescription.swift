@@ -1,6 +1,8 @@
+import NetworkDNS
+
 /// One proxy, in engine terms: what kind it is, where it listens, how to authenticate, and which
 /// destinations it applies to. Built from an explicit `ProxyConfiguration` (the `Network`
-/// bridging), from environment variables (``ProxyEnvironment``) or, later, from a PAC result, so
+/// bridging), from environment variables (``ProxyEnvironment``) or from a PAC result, so
 /// the establishment handles all three the same way.
 ///
 /// Its textual forms never contain the credential (see ``ProxyCredential``).
@@ -61,7 +63,7 @@ package struct ProxyDescription: Sendable, Equatable, CustomStringConvertible, C
         if credential != nil { text += "<credential>@" }
         switch server {
         case .hostPort(let host, let port, _):
-            text += (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+            text += HostAuthority.authority(host, port: Int(port))
         case .address(let address):
             text += "\(address)"
         case .unix(let path):

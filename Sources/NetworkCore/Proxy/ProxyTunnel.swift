@@ -1,5 +1,6 @@
 import NIOCore
 import NetworkSystem
+import NetworkDNS
 
 /// The one entry point the establishment calls to go through a proxy.
 ///
@@ -197,7 +198,7 @@ package enum ProxyTunnel {
 
         /// `host:port` for an HTTP request line and Host header, IPv6 in brackets.
         var authority: String {
-            (addressBytes?.count == 16 ? "[\(host)]" : host) + ":\(port)"
+            HostAuthority.authority(host, port: Int(port))
         }
 
         /// What may be sent as a name: it ends up in a request line or a length-prefixed SOCKS
