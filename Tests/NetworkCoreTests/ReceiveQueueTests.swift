@@ -29,6 +29,25 @@ struct ReceiveQueueTests {
         if case .data(_, let isComplete, _) = done[0].1 { #expect(!isComplete) }
     }
 
+    @Test func theEndOfStreamCountsAsDeliveredOnlyWithTheReceiveThatReachesIt() {
+        var q = ReceiveQueue<Int>(mode: .stream)
+        _ = q.append(bytes(5))
+        _ = q.receivedEndOfStream()
+        #expect(!q.endOfStreamDelivered, "nobody has read up to the end yet")
+        let first = q.enqueue(minimum: 1, maximum: 3, token: 1)
+        if case .data(_, let isComplete, let isFinal) = first[0].1 { #expect(!isComplete && !isFinal) }
+        #expect(!q.endOfStreamDelivered)
+        let last = q.enqueue(minimum: 1, maximum: 10, token: 2)
+        if case .data(_, let isComplete, let isFinal) = last[0].1 { #expect(isComplete && isFinal) }
+        #expect(q.endOfStreamDelivered)
+
+        var empty = ReceiveQueue<Int>(mode: .stream)
+        _ = empty.receivedEndOfStream()
+        #expect(!empty.endOfStreamDelivered)
+        _ = empty.enqueue(minimum: 1, maximum: 10, token: 1)
+        #expect(empty.endOfStreamDelivered, "a receive at the end with nothing left delivers it too")
+    }
+
     @Test func streamMaximumCapsEachReceive() {
         var q = ReceiveQueue<Int>(mode: .stream)
         _ = q.append(bytes(25))

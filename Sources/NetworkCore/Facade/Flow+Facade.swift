@@ -45,9 +45,6 @@ extension Flow {
         }
     }
 
-    /// Whether the caller runs on the flow's event loop.
-    package var isOnEventLoop: Bool { eventLoop.inEventLoop }
-
     /// Runs `body` on the flow's event loop, later.
     package func executeOnLoop(_ body: @escaping @Sendable () -> Void) {
         eventLoop.execute(body)
@@ -60,10 +57,8 @@ extension Flow {
     /// example from its state handler, on `ready`).
     package func readyFactsOnLoop() -> FlowReadyFacts {
         eventLoop.preconditionInEventLoop()
-        let channel = transport.channel
-        let remote = peerAddress
         return FlowReadyFacts(
-            local: channel?.localAddress, remote: remote, isDatagram: receives.mode == .datagram,
+            local: transport.channel?.localAddress, remote: peerAddress, isDatagram: receives.mode == .datagram,
             tlsSession: tlsSession?.facts)
     }
 

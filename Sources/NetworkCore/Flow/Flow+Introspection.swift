@@ -29,12 +29,6 @@ extension Flow {
         eventLoop.submit { body(self.snapshot()) }
     }
 
-    /// Facts about the flow now; call on its event loop (for example from a state handler).
-    package func snapshotOnLoop() -> FlowSnapshot {
-        eventLoop.preconditionInEventLoop()
-        return snapshot()
-    }
-
     /// The peer's address, on the loop. A Fast Open connect is deferred, so NIO never learnt the
     /// peer's address: it is then the address that won the race (or the literal target).
     var peerAddress: SocketAddress? {
@@ -44,16 +38,8 @@ extension Flow {
 
     private func snapshot() -> FlowSnapshot {
         let channel = transport.channel
-        let remote = peerAddress
         return FlowSnapshot(
-            state: machine.state,
-            localAddress: channel?.localAddress,
-            remoteAddress: remote,
-            channel: channel,
-            bufferedInboundBytes: receives.bufferedBytes,
-            isDatagram: receives.mode == .datagram,
-            report: report,
-            tlsSession: tlsSession?.facts
-        )
+            state: machine.state, localAddress: channel?.localAddress, remoteAddress: peerAddress, channel: channel,
+            report: report)
     }
 }

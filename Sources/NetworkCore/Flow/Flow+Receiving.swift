@@ -14,19 +14,16 @@ extension Flow {
         requestReadIfNeeded()
     }
 
-    /// Calls the completions of receives that finished, in order; notes when the peer's end of
-    /// stream reached the application.
+    /// Calls the completions of receives that finished, in order; a stream whose end they
+    /// delivered may now be over.
     func complete(_ finished: [(ReceiveCompletion, ReceiveOutcome)]) {
-        for (completion, outcome) in finished {
-            if case .data(_, _, isFinal: true) = outcome { endOfStreamDelivered = true }
-            completion(outcome)
-        }
-        if endOfStreamDelivered { endIfBothDirectionsClosed() }
+        for (completion, outcome) in finished { completion(outcome) }
+        if receives.endOfStreamDelivered { endIfBothDirectionsClosed() }
     }
 
     /// A stream whose two directions both ended in order is over.
     func endIfBothDirectionsClosed() {
-        guard receives.mode == .stream, outputShut, endOfStreamDelivered, machine.state == .ready else { return }
+        guard receives.mode == .stream, outputShut, receives.endOfStreamDelivered, machine.state == .ready else { return }
         NetworkLog.connection.debug("both directions closed", metadata: logMetadata)
         perform(machine.bothDirectionsClosed())
     }

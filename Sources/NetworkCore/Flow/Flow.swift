@@ -67,10 +67,10 @@ package final class Flow: @unchecked Sendable {
     var batchDepth = 0
     var needsFlush = false
     var readInFlight = false
-    /// Our sending side is shut (the FIN went out) / the peer's end of stream reached the
-    /// application: with both, the connection is over (`FlowStateMachine.bothDirectionsClosed`).
+    /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
+    /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
+    /// (`FlowStateMachine.bothDirectionsClosed`).
     var outputShut = false
-    var endOfStreamDelivered = false
     var stateHandler: StateHandler?
     var establishment: Establishment?
     var acceptedChannel: Channel?
@@ -282,7 +282,7 @@ package final class Flow: @unchecked Sendable {
         for action in actions {
             switch action {
             case .report(let state):
-                report(state)
+                publish(state)
             case .establish:
                 establish()
             case .skipCandidate:
@@ -299,7 +299,9 @@ package final class Flow: @unchecked Sendable {
         }
     }
 
-    private func report(_ state: FlowConnectionState) {
+    /// A new state: log it, follow the path while waiting, open or close the send budget, and
+    /// hand it to the state handler.
+    private func publish(_ state: FlowConnectionState) {
         NetworkLog.connection.debug("state \(Self.stateName(state))", metadata: stateMetadata(state))
         if case .waiting = state { watchPathWhileWaiting() } else { setup?.pathWatch = nil }
         if state == .ready {

@@ -36,6 +36,8 @@ package struct ReceiveQueue<Token> {
     private var pending: Deque<Request> = []
     package private(set) var bufferedBytes = 0
     package private(set) var endOfStream = false
+    /// The receive that reached the end of stream (`isFinal`) has been completed.
+    package private(set) var endOfStreamDelivered = false
     package private(set) var terminalError: FlowError?
 
     package init(mode: Mode) {
@@ -130,7 +132,9 @@ package struct ReceiveQueue<Token> {
                 return takeStream(min(readable, request.maximum))
             }
             if endOfStream {
-                return readable > 0 ? takeStream(min(readable, request.maximum)) : .data(nil, isComplete: true, isFinal: true)
+                if readable > 0 { return takeStream(min(readable, request.maximum)) }
+                endOfStreamDelivered = true
+                return .data(nil, isComplete: true, isFinal: true)
             }
             if let terminalError { return .failure(terminalError) }
             return nil
@@ -159,6 +163,7 @@ package struct ReceiveQueue<Token> {
             stream = ByteBuffer()
         }
         let finished = endOfStream && stream.readableBytes == 0
+        if finished { endOfStreamDelivered = true }
         return .data(slice, isComplete: finished, isFinal: finished)
     }
 }
