@@ -189,6 +189,16 @@ def ratio(a, b):
 UNPINNED_SKIP = ("mem", "tls-bulk", "tls-handshake")
 
 
+def is_unpinned_pass(a, pin):
+    """Whether `pin` is the second, unpinned pass of `--pin both`."""
+    return pin == "none" and a.pin == "both"
+
+
+def skipped(a, pin):
+    """The scenarios a placement's pass leaves out."""
+    return UNPINNED_SKIP if is_unpinned_pass(a, pin) else ()
+
+
 def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
     """Runs the scenarios with one placement; returns (results, errors) keyed by (scenario, impl)."""
     server_pin, client_pin = {
@@ -276,9 +286,8 @@ def main():
     by_pin = {}
     started = time.time()
     for pin in placements:
-        reps = a.unpinned_reps if (pin == "none" and a.pin == "both") else a.reps
-        skip = UNPINNED_SKIP if (pin == "none" and a.pin == "both") else ()
-        by_pin[pin] = measure(a, pin, scen, only, impls_only, reps, skip, started)
+        reps = a.unpinned_reps if is_unpinned_pass(a, pin) else a.reps
+        by_pin[pin] = measure(a, pin, scen, only, impls_only, reps, skipped(a, pin), started)
     total = time.time() - started
 
     with open(a.json_out, "w") as f:
@@ -436,7 +445,7 @@ def write_report(a, scen, by_pin, total):
 def scenario_tables(a, scen, pin, results, errors, several):
     """The per-scenario tables of one placement."""
     out = []
-    skip = UNPINNED_SKIP if (pin == "none" and a.pin == "both") else ()
+    skip = skipped(a, pin)
     out.append(f"## Scenarios, {PIN_SHORT[pin]}\n" if several else "## Scenarios\n")
     for name, title, unit, better, args, impls in scen:
         if (a.only and name not in a.only.split(",")) or name in skip:
