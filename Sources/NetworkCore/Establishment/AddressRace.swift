@@ -225,6 +225,7 @@ final class AddressRace: @unchecked Sendable {
             guard let attempt = attempts.removeValue(forKey: id) else { return }
             log.debug("attempt \(id) to \(attempt.address.logText) cancelled (lost the race, or establishment stopped)", metadata: logMetadata)
             attempt.cancelled = true
+            attempt.pendingConnect?.cancel()
             attempt.channel?.close(promise: nil)
         case .succeed(let id):
             guard let attempt = attempts.removeValue(forKey: id), let channel = attempt.channel else {

@@ -15,6 +15,11 @@ final class ConnectionAttempt: @unchecked Sendable {
     var tlsHandshakeDuration: TimeAmount?
     /// Whether it wrote the Fast Open data first.
     var wroteInitialData = false
+    /// Our own connect of a plain TCP socket while it is under way (see `PendingConnect`).
+    var pendingConnect: PendingConnect?
+    /// The socket's descriptor when we connected it ourselves (NIO owns it; the flow may keep a
+    /// duplicate for writes from the sender's thread).
+    var descriptor: Int32?
 
     init(address: SocketAddress, started: NIODeadline) {
         self.address = address

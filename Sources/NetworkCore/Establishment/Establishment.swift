@@ -94,6 +94,8 @@ final class Establishment: @unchecked Sendable {
     var winnerAddress: SocketAddress? { wonBy?.winnerAddress ?? winner?.address }
     /// When the winning attempt began.
     var winnerStartTime: NIODeadline? { wonBy?.winnerStartTime ?? winner?.started }
+    /// The winner's socket descriptor when we connected it ourselves (plain TCP), owned by NIO.
+    var winnerDescriptor: Int32? { wonBy?.winnerDescriptor ?? winner?.descriptor }
 
     private var winner: ConnectionAttempt? { race?.winner }
 

@@ -131,7 +131,7 @@ extension Flow {
     func transferCounters() -> EventLoopFuture<FlowTransferCounters> {
         eventLoop.submit {
             FlowTransferCounters(
-                uptimeNanoseconds: NIODeadline.now().uptimeNanoseconds, sentBytes: self.report.sentBytes,
+                uptimeNanoseconds: NIODeadline.now().uptimeNanoseconds, sentBytes: self.report.sentBytes + self.mailbox.directlyWrittenBytes,
                 receivedBytes: self.report.receivedBytes, tcp: self.tcpInfoOnLoop().map(TCPTransferCounters.init))
         }
     }

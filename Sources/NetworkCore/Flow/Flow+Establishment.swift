@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Logging
 import NIOCore
+import NetworkSystem
 import NetworkDNS
 
 /// Getting a flow to `ready`: an outbound flow's establishment run (resolution, the race, the
@@ -140,6 +141,14 @@ extension Flow {
         switch result {
         case .success(let channel):
             transport = .owned(channel)
+            if let descriptor = attempt.winnerDescriptor, channel.isActive,
+                let socket = DirectSocket(duplicating: descriptor)
+            {
+                // (Active, on its loop: NIO has not closed the descriptor, so the number is still
+                // this socket's.)
+                mailbox.setDirectSocket(socket)
+                directSocketAttached = true
+            }
             // The winner already wrote the Fast Open data (in its SYN, or right after connecting).
             for sent in sendPath.takeFirst(attempt.fastOpenSends) {
                 report.sentBytes += UInt64(sent.byteCount)

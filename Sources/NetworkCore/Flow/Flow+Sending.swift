@@ -31,6 +31,27 @@ extension Flow {
         let bytes = send.byteCount
         let called = send.completion != nil
         mailbox.budget { $0.settle(bytes: bytes, counted: send.counted, calledCompletion: called) }
+        armDirectWritesIfIdle()
+    }
+
+    /// Lets senders write to the socket from their threads again (`FlowMailbox`) once nothing of
+    /// this flow waits to be written: no operation in hand, no unflushed write, nothing buffered
+    /// in the channel. On the loop; the mailbox arms only if nothing was queued meanwhile.
+    func armDirectWritesIfIdle() {
+        guard directSocketAttached, batchDepth == 0, !needsFlush, machine.state == .ready, !sendPath.writeClosed,
+            case .owned(let channel) = transport
+        else { return }
+        let buffered = (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1
+        guard buffered == 0 else { return }
+        mailbox.armDirectWrites(true)
+    }
+
+    /// The socket is closing or failed: sends go through the loop again, and the duplicate
+    /// descriptor is closed (it would keep the socket open).
+    func detachDirectSocket() {
+        guard directSocketAttached else { return }
+        directSocketAttached = false
+        mailbox.setDirectSocket(nil)
     }
 
     /// Writes without flushing; the caller flushes (so batches leave together).

@@ -38,6 +38,7 @@ extension Flow {
     func transportInactive(channel: Channel) {
         guard channel === transport.channel else { return }
         readInFlight = false
+        detachDirectSocket()
         // Errors (a reset included) reach `transportError` before the channel goes inactive, and
         // our own closes detach the channel first. What remains is NIO closing the socket after
         // the peer's FIN when our side had already shut its output: an orderly end of stream.
@@ -54,6 +55,7 @@ extension Flow {
             return
         }
         NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
+        detachDirectSocket()
         complete(receives.fail(error))
         perform(machine.transportFailed(error))
     }
@@ -115,7 +117,9 @@ extension Flow {
     func closeTransport(abortive: Bool) {
         let closing = transport
         // Detach first: NIO reports the close synchronously, and those events must not be
-        // mistaken for the peer's end of stream.
+        // mistaken for the peer's end of stream. The duplicate descriptor goes first of all: it
+        // would keep the socket open past NIO's close.
+        detachDirectSocket()
         transport = .none
         switch closing {
         case .none:

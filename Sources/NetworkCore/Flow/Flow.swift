@@ -67,6 +67,9 @@ package final class Flow: @unchecked Sendable {
     var batchDepth = 0
     var needsFlush = false
     var readInFlight = false
+    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
+    /// writes whenever it has nothing left to write.
+    var directSocketAttached = false
     /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
     /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
     /// (`FlowStateMachine.bothDirectionsClosed`).
@@ -267,6 +270,7 @@ package final class Flow: @unchecked Sendable {
         }
         batchDepth -= 1
         flushIfNeeded()
+        armDirectWritesIfIdle()
     }
 
     func flushIfNeeded() {
@@ -315,7 +319,10 @@ package final class Flow: @unchecked Sendable {
         let budgetOpen = stream && state == .ready && !sendPath.writeClosed
         if stream && !budgetOpen { mailbox.budget { $0.setOpen(false) } }
         stateHandler?(state)
-        if budgetOpen { mailbox.budget { $0.setOpen(true) } }
+        if budgetOpen {
+            mailbox.budget { $0.setOpen(true) }
+            armDirectWritesIfIdle()
+        }
         if state == .cancelled { stateHandler = nil }
     }
 

@@ -1,3 +1,5 @@
+import NetworkSystem
+
 /// Where a flow's operations from other threads wait for its event loop, and when the loop has
 /// to be woken for them.
 ///
@@ -27,6 +29,14 @@ package struct FlowInbox<Operation> {
     private var chain: UInt8 = 0
     /// Sends that completed at once whose handlers have not started yet.
     private var earlyHandlersQueued: Int32 = 0
+    /// Set by the loop when nothing of this flow waits to be written (no operation queued or
+    /// taken and not yet handled, nothing buffered in the channel): a send may then go to the
+    /// socket from the sender's thread (`FlowMailbox`), since no earlier byte can be overtaken.
+    package private(set) var directWritesArmed = false
+    /// The duplicate descriptor direct writes go to (plain TCP that we connected), if any.
+    package var directSocket: DirectSocket?
+    /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
+    package private(set) var directlyWrittenBytes: UInt64 = 0
 
     package init() {}
 
@@ -44,9 +54,11 @@ package struct FlowInbox<Operation> {
         return admission
     }
 
-    /// Everything queued, for the loop; the next operation wakes it again.
+    /// Everything queued, for the loop; the next operation wakes it again. Taking anything stops
+    /// direct writes until the loop, done with it, arms them again.
     package mutating func take() -> [Operation] {
         drainScheduled = false
+        if !operations.isEmpty { directWritesArmed = false }
         var taken: [Operation] = []
         swap(&taken, &operations)
         return taken
@@ -77,6 +89,27 @@ package struct FlowInbox<Operation> {
             return false
         }
         return claimWake()
+    }
+
+    /// The loop says whether sends may go to the socket from their threads now (see
+    /// `directWritesArmed`); arming waits while anything is queued for the loop.
+    package mutating func armDirectWrites(_ armed: Bool) {
+        directWritesArmed = armed && operations.isEmpty
+    }
+
+    /// Whether a send of this kind may be written from the sender's thread now: armed, nothing
+    /// queued ahead of it, no batch gathering sends, the budget open with no completion owed
+    /// (so completions stay in order), and not the send that closes the sending side.
+    package func mayWriteDirectly(closesWrite: Bool) -> Bool {
+        directSocket != nil && directWritesArmed && operations.isEmpty && batchDepth == 0 && !closesWrite && budget.acceptsDirectWrites
+    }
+
+    /// A send's bytes, `bytes` of them, went to the socket from the sender's thread; its
+    /// completion, if it has one, is called by the sender right away (a handler queued as for an
+    /// early completion). A partial write is followed by `admitSend` for the rest.
+    package mutating func wroteDirectly(bytes: Int, completes: Bool) {
+        directlyWrittenBytes &+= UInt64(bytes)
+        if completes { earlyHandlersQueued += 1 }
     }
 
     private mutating func claimWake() -> Bool {

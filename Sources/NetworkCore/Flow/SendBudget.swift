@@ -57,6 +57,12 @@ package struct SendBudget: Sendable {
         return admission
     }
 
+    /// Whether a send may go to the socket from the sender's thread (`FlowInbox`): the flow is
+    /// ready, no close was asked for, no completion is owed and nothing waits to be written.
+    package var acceptsDirectWrites: Bool {
+        open && !closing && owedCompletions == 0 && unwritten == 0
+    }
+
     /// The caller cancelled: no later send completes early.
     package mutating func close() {
         closing = true

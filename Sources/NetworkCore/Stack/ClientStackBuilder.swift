@@ -90,19 +90,51 @@ struct ClientStackBuilder: Sendable {
             || (configuration.allowFastOpen && initialData != nil)
         let fastOpenOption = SocketOptionSetting(level: Int32(IPPROTO_TCP), name: TCP_FASTOPEN_CONNECT, value: 1)
         let bestEffort = usesFastOpen ? [fastOpenOption] : []
-        bootstrap = bootstrap.applying(options.filter { !($0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT) })
-        if let local { bootstrap = bootstrap.bind(to: local) }
+        let settings = options.filter { !($0.level == Int32(IPPROTO_TCP) && $0.name == TCP_FASTOPEN_CONNECT) }
+        // Plain TCP connects its own socket, so the flow learns the descriptor and may write to
+        // it from the sender's thread (`DirectSocket`); TLS and proxied stacks write through
+        // their handlers on the loop, and UNIX-domain sockets keep NIO's connect.
+        let ownsConnect = configuration.tls == nil && proxy == nil && attempt.address.protocol != .unix
+        if ownsConnect {
+            // NIO's bootstrap turns Nagle off by default: carry the flow's choice over.
+            bootstrap = bootstrap.applying(settings.filter { $0.level == Int32(IPPROTO_TCP) && $0.name == TCP_NODELAY })
+        } else {
+            bootstrap = bootstrap.applying(settings)
+            if let local { bootstrap = bootstrap.bind(to: local) }
+        }
         bootstrap = bootstrap.channelInitializer { channel in
             attempt.channel = channel
             guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
-            for option in bestEffort {
-                try? channel.syncOptions?.setOption(option.channelOption, value: option.channelValue)
+            if !ownsConnect {
+                for option in bestEffort {
+                    try? channel.syncOptions?.setOption(option.channelOption, value: option.channelValue)
+                }
             }
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
             }
         }
-        var connected = bootstrap.connect(to: attempt.address)
+        var connected: EventLoopFuture<Channel>
+        if ownsConnect {
+            let pending = PendingConnect(
+                to: attempt.address, local: local, multipath: configuration.multipath && MPTCPSupport.available,
+                settings: settings, bestEffort: bestEffort, eventLoop: eventLoop)
+            attempt.pendingConnect = pending
+            // (Connect and hand-over both run on the attempt's loop.)
+            let handover = NIOLoopBound(bootstrap, eventLoop: eventLoop)
+            let loop = eventLoop
+            connected = pending.descriptor.flatMap { descriptor in
+                attempt.pendingConnect = nil
+                guard !attempt.cancelled else {
+                    close(descriptor)
+                    return loop.makeFailedFuture(FlowError.posix(ECANCELED))
+                }
+                attempt.descriptor = descriptor
+                return handover.value.withConnectedSocket(descriptor)
+            }
+        } else {
+            connected = bootstrap.connect(to: attempt.address)
+        }
         if let initialData {
             // Written before anything else; with Fast Open it leaves in the SYN, and the
             // connect NIO reported is only then really under way.

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A duplicate of a connected stream socket's descriptor, through which a flow writes from the
+/// sender's thread while the event loop owns the original.
+///
+/// A duplicate, not the original number: the loop may close its descriptor at any moment (a reset,
+/// a cancel) and the kernel may hand the number to an unrelated file; the duplicate stays ours
+/// until released. It also keeps the socket open, so its owner must release it when the
+/// connection closes (the socket's FIN or reset waits for the last descriptor). Not thread-safe:
+/// the owner serializes its use (the flow's mailbox lock).
+package final class DirectSocket: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Duplicates `descriptor` (close-on-exec); nil when the system refuses (out of descriptors).
+    package init?(duplicating descriptor: Int32) {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { return nil }
+        self.descriptor = copy
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// What one write did.
+    package enum Outcome: Equatable, Sendable {
+        /// This many bytes went to the socket (possibly fewer than offered).
+        case wrote(Int)
+        /// The socket's buffer is full: nothing was written.
+        case wouldBlock
+        /// The socket failed (reset, closed); the event loop learns the details itself.
+        case failed(Int32)
+    }
+
+    /// Writes as much of `bytes` as the socket takes now, without blocking and without SIGPIPE.
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
+        while true {
+            let written = send(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if written >= 0 { return .wrote(written) }
+            let code = errno
+            if code == EINTR { continue }
+            return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(code)
+        }
+    }
+}
