@@ -1,4 +1,5 @@
 import NetworkCore
+import NetworkSystem
 import Testing
 
 /// When the inbox wakes the event loop, on the value type that decides it.
@@ -96,5 +97,70 @@ struct FlowInboxTests {
         _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
         let r22 = inbox.append(1)
         #expect(r22, "an early completion's pending handler must not delay a send made elsewhere")
+    }
+
+    @Test func aLazyOperationWaitsForTheArmedReadAndDisarmingWakesForIt() {
+        var inbox = FlowInbox<Int>()
+        let armed = inbox.armRead(true)
+        #expect(!armed)
+        let lazy = inbox.append(1, lazy: true)
+        #expect(!lazy, "the read the loop armed will bring the loop to it")
+        let eager = inbox.append(2)
+        #expect(eager, "anything else still wakes the loop")
+        #expect(inbox.take() == [1, 2])
+        let lazyAgain = inbox.append(3, lazy: true)
+        #expect(!lazyAgain)
+        let disarmed = inbox.armRead(false)
+        #expect(disarmed, "a receive waiting for a read that will not come needs the loop now")
+        let unarmed = inbox.append(4, lazy: true)
+        #expect(!unarmed, "a wake-up is already on its way")
+        _ = inbox.take()
+        let afterDrain = inbox.append(5, lazy: true)
+        #expect(afterDrain, "without an armed read a receive wakes the loop")
+    }
+
+    @Test func directWritesNeedTheLoopArmedAndNothingAhead() {
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        inbox.armDirectWrites(true)
+        #expect(!inbox.mayWriteDirectly(closesWrite: false), "no socket, no direct writes")
+        inbox.directSocket = DirectSocket(duplicating: 0)
+        #expect(inbox.mayWriteDirectly(closesWrite: false))
+        #expect(!inbox.mayWriteDirectly(closesWrite: true), "the final send goes through the loop")
+        _ = inbox.append(1)
+        #expect(!inbox.mayWriteDirectly(closesWrite: false), "a send must not overtake what is queued")
+        _ = inbox.take()
+        #expect(!inbox.directWritesArmed, "taking work disarms until the loop is done with it")
+        inbox.armDirectWrites(true)
+        #expect(inbox.mayWriteDirectly(closesWrite: false))
+        inbox.beginBatch()
+        #expect(!inbox.mayWriteDirectly(closesWrite: false), "a batch gathers its sends for the loop")
+        _ = inbox.endBatch()
+        _ = inbox.admitSend(bytes: 10, hasCompletion: true, closesWrite: false)
+        #expect(!inbox.mayWriteDirectly(closesWrite: false), "bytes the loop still has to write come first")
+        inbox.budget.settle(bytes: 10, counted: true, calledCompletion: false)
+        #expect(inbox.mayWriteDirectly(closesWrite: false))
+        inbox.budget.close()
+        #expect(!inbox.mayWriteDirectly(closesWrite: false), "after a cancel sends learn their fate on the loop")
+    }
+
+    @Test func armingWaitsWhileAnythingIsQueued() {
+        var inbox = FlowInbox<Int>()
+        _ = inbox.append(1)
+        inbox.armDirectWrites(true)
+        #expect(!inbox.directWritesArmed)
+    }
+
+    @Test func theReadHandlerTakesOnlyLazyOperationsAndLeavesMixedOnesToTheWakeUp() {
+        var inbox = FlowInbox<Int>()
+        _ = inbox.armRead(true)
+        _ = inbox.append(1, lazy: true)
+        _ = inbox.append(2, lazy: true)
+        #expect(inbox.takeLazy() == [1, 2])
+        _ = inbox.append(3, lazy: true)
+        let woke = inbox.append(4)
+        #expect(woke)
+        #expect(inbox.takeLazy().isEmpty, "a wake-up is on its way: everything waits for it, in order")
+        #expect(inbox.take() == [3, 4])
     }
 }

@@ -32,6 +32,34 @@ extension Flow {
         receives.mode == .stream ? Self.streamHighWater : Self.streamHighWater * 4
     }
 
+    /// Arms or disarms lazy receives (`FlowInbox.readArmed`): armed while a ready stream has a
+    /// read outstanding and nothing buffered that a new receive could take, so that the read's
+    /// outcome is the first thing that can complete it. Disarming wakes the loop for receives
+    /// that were waiting.
+    func updateReadArming() {
+        var armed = false
+        if machine.state == .ready, readInFlight, receives.mode == .stream, receives.bufferedBytes == 0,
+            !receives.endOfStream, receives.terminalError == nil, case .owned = transport
+        {
+            armed = true
+        }
+        guard armed != readArmed else { return }
+        readArmed = armed
+        if mailbox.armRead(armed) { wakeLoop() }
+    }
+
+    /// Before the loop handles what an armed read brought: the receives that waited for it.
+    /// Only receives run here, inside the channel's handler; when anything else is queued, a
+    /// wake-up is on its way and everything waits for it, in order.
+    func takeLazyOperations() {
+        guard readArmed else { return }
+        for operation in mailbox.takeLazy() {
+            if case .receive(let minimum, let maximum, let completion) = operation {
+                receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
+            }
+        }
+    }
+
     func requestReadIfNeeded() {
         guard machine.state == .ready, !readInFlight, case .owned(let channel) = transport, channel.isActive else {
             return

@@ -12,6 +12,7 @@ import NetworkDNS
 extension Flow {
     func transportRead(_ buffer: ByteBuffer, channel: Channel) {
         guard channel === transport.channel else { return }
+        takeLazyOperations()
         NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(buffer.readableBytes)
         complete(receives.append(buffer))
@@ -24,12 +25,14 @@ extension Flow {
 
     func transportReadComplete(channel: Channel) {
         guard channel === transport.channel else { return }
+        takeLazyOperations()
         readInFlight = false
         requestReadIfNeeded()
     }
 
     func transportEndOfStream(channel: Channel) {
         guard channel === transport.channel else { return }
+        takeLazyOperations()
         NetworkLog.connection.debug("peer closed its sending side (end of stream)", metadata: logMetadata)
         readInFlight = false
         complete(receives.receivedEndOfStream())
@@ -37,6 +40,7 @@ extension Flow {
 
     func transportInactive(channel: Channel) {
         guard channel === transport.channel else { return }
+        takeLazyOperations()
         readInFlight = false
         detachDirectSocket()
         // Errors (a reset included) reach `transportError` before the channel goes inactive, and
@@ -49,6 +53,7 @@ extension Flow {
 
     func transportError(_ error: FlowError, channel: Channel) {
         guard channel === transport.channel else { return }
+        takeLazyOperations()
         if receives.mode == .datagram, case .posix(ECONNREFUSED) = error {
             // ICMP port unreachable for an earlier datagram: not fatal for UDP, as on Apple.
             NetworkLog.connection.trace("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
@@ -121,6 +126,8 @@ extension Flow {
         // would keep the socket open past NIO's close.
         detachDirectSocket()
         transport = .none
+        // Receives waiting for this socket's next read now need the loop.
+        updateReadArming()
         switch closing {
         case .none:
             return

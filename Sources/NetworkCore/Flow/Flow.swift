@@ -58,7 +58,10 @@ package final class Flow: @unchecked Sendable {
     var machine = FlowStateMachine()
     var receives: ReceiveQueue<ReceiveCompletion> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
-        didSet { unreadInboundBytes.store(receives.bufferedBytes, ordering: .relaxed) }
+        didSet {
+            unreadInboundBytes.store(receives.bufferedBytes, ordering: .relaxed)
+            updateReadArming()
+        }
     }
     /// `receives.bufferedBytes`, readable from any thread.
     let unreadInboundBytes = Atomic<Int>(0)
@@ -66,7 +69,12 @@ package final class Flow: @unchecked Sendable {
     var sendPath = FlowSendPath()
     var batchDepth = 0
     var needsFlush = false
-    var readInFlight = false
+    var readInFlight = false {
+        didSet { updateReadArming() }
+    }
+    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
+    /// outstanding read instead of waking the loop (see `updateReadArming`).
+    var readArmed = false
     /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
     /// writes whenever it has nothing left to write.
     var directSocketAttached = false
@@ -186,9 +194,13 @@ package final class Flow: @unchecked Sendable {
         submit { self.perform(self.machine.cancel(force: force)) }
     }
 
-    /// Queues a receive. The completion runs on the event loop.
+    /// Queues a receive. The completion runs on the event loop. On a stream with a read
+    /// outstanding and nothing buffered, it does not wake the loop: the loop takes it when the
+    /// read brings something (`FlowInbox.readArmed`).
     package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
-        submit(.receive(minimum: minimum, maximum: maximum, completion: completion))
+        if mailbox.submit(.receive(minimum: minimum, maximum: maximum, completion: completion), lazy: true) {
+            wakeLoop()
+        }
     }
 
     /// Sends `data`; `isComplete` ends the message (one datagram on UDP); `closesWrite` (a final
@@ -243,7 +255,7 @@ package final class Flow: @unchecked Sendable {
 
     // MARK: - The hop to the loop
 
-    private func wakeLoop() {
+    func wakeLoop() {
         eventLoop.execute { self.drainMailbox() }
     }
 
@@ -308,6 +320,7 @@ package final class Flow: @unchecked Sendable {
     private func publish(_ state: FlowConnectionState) {
         NetworkLog.connection.debug("state \(Self.stateName(state))", metadata: stateMetadata(state))
         if case .waiting = state { watchPathWhileWaiting() } else { setup?.pathWatch = nil }
+        defer { updateReadArming() }
         if state == .ready {
             report.readyTime = .now()
             setup = nil

@@ -33,6 +33,11 @@ package struct FlowInbox<Operation> {
     /// taken and not yet handled, nothing buffered in the channel): a send may then go to the
     /// socket from the sender's thread (`FlowMailbox`), since no earlier byte can be overtaken.
     package private(set) var directWritesArmed = false
+    /// Set by the loop while a read is outstanding and nothing is buffered for a receive to
+    /// take: lazy operations then wait for that read instead of waking the loop.
+    package private(set) var readArmed = false
+    /// Queued operations that were not lazy.
+    private var eagerQueued: Int32 = 0
     /// The duplicate descriptor direct writes go to (plain TCP that we connected), if any.
     package var directSocket: DirectSocket?
     /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
@@ -40,9 +45,13 @@ package struct FlowInbox<Operation> {
 
     package init() {}
 
-    /// Queues `operation`; true when the caller must wake the loop.
-    package mutating func append(_ operation: Operation) -> Bool {
+    /// Queues `operation`; true when the caller must wake the loop. A `lazy` operation (a
+    /// receive) does not wake the loop while it has a read armed (`readArmed`): the loop takes
+    /// the mailbox before it handles whatever that read brings, which is the first moment the
+    /// receive could matter.
+    package mutating func append(_ operation: Operation, lazy: Bool = false) -> Bool {
         operations.append(operation)
+        if !lazy { eagerQueued += 1 }
         return claimWake()
     }
 
@@ -58,7 +67,18 @@ package struct FlowInbox<Operation> {
     /// direct writes until the loop, done with it, arms them again.
     package mutating func take() -> [Operation] {
         drainScheduled = false
+        eagerQueued = 0
         if !operations.isEmpty { directWritesArmed = false }
+        var taken: [Operation] = []
+        swap(&taken, &operations)
+        return taken
+    }
+
+    /// The queued operations if all of them are lazy (receives waiting for the armed read), for
+    /// the loop to take inside its read handler; otherwise nothing, since a wake-up is already
+    /// on its way for the rest and they keep their order.
+    package mutating func takeLazy() -> [Operation] {
+        guard eagerQueued == 0, !operations.isEmpty else { return [] }
         var taken: [Operation] = []
         swap(&taken, &operations)
         return taken
@@ -84,7 +104,7 @@ package struct FlowInbox<Operation> {
     package mutating func handlerEnded() -> Bool {
         runningHandlers = max(0, runningHandlers - 1)
         guard runningHandlers == 0 else { return false }
-        if earlyHandlersQueued > 0 && Int(chain) < Self.maxChain && !operations.isEmpty && !drainScheduled {
+        if earlyHandlersQueued > 0 && Int(chain) < Self.maxChain && needsLoop && !drainScheduled {
             chain += 1
             return false
         }
@@ -112,8 +132,20 @@ package struct FlowInbox<Operation> {
         if completes { earlyHandlersQueued += 1 }
     }
 
+    /// The loop arms or disarms lazy operations (see `readArmed`); true when, disarming, it must
+    /// wake itself for operations that were waiting for a read.
+    package mutating func armRead(_ armed: Bool) -> Bool {
+        readArmed = armed
+        return armed ? false : claimWake()
+    }
+
+    /// Whether anything queued needs the loop now (lazy operations can wait for the armed read).
+    private var needsLoop: Bool {
+        eagerQueued > 0 || (!readArmed && !operations.isEmpty)
+    }
+
     private mutating func claimWake() -> Bool {
-        guard !drainScheduled, batchDepth == 0, runningHandlers == 0, !operations.isEmpty else { return false }
+        guard !drainScheduled, batchDepth == 0, runningHandlers == 0, needsLoop else { return false }
         drainScheduled = true
         chain = 0
         return true

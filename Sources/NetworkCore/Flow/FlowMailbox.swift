@@ -14,9 +14,19 @@ import Synchronization
 struct FlowMailbox: ~Copyable {
     private let inbox = Mutex(FlowInbox<FlowOperation>())
 
-    /// Queues `operation`; true when the loop must be woken.
-    func submit(_ operation: FlowOperation) -> Bool {
-        inbox.withLock { $0.append(operation) }
+    /// Queues `operation`; true when the loop must be woken. See `FlowInbox.append` for `lazy`.
+    func submit(_ operation: FlowOperation, lazy: Bool = false) -> Bool {
+        inbox.withLock { $0.append(operation, lazy: lazy) }
+    }
+
+    /// See `FlowInbox.takeLazy`.
+    func takeLazy() -> [FlowOperation] {
+        inbox.withLock { $0.takeLazy() }
+    }
+
+    /// See `FlowInbox.armRead`; true when the loop must be woken.
+    func armRead(_ armed: Bool) -> Bool {
+        inbox.withLock { $0.armRead(armed) }
     }
 
     /// Queues a stream send, admitting it to the send budget. A send whose bytes fit completes
