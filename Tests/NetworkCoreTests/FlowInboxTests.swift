@@ -123,25 +123,26 @@ struct FlowInboxTests {
         var inbox = FlowInbox<Int>()
         inbox.budget.setOpen(true)
         inbox.armDirectWrites(true)
-        #expect(!inbox.mayWriteDirectly(closesWrite: false), "no socket, no direct writes")
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "no socket, no direct writes")
         inbox.directSocket = DirectSocket(duplicating: 0)
-        #expect(inbox.mayWriteDirectly(closesWrite: false))
-        #expect(!inbox.mayWriteDirectly(closesWrite: true), "the final send goes through the loop")
+        #expect(inbox.mayWriteDirectly(bytes: 10, closesWrite: false))
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: true), "the final send goes through the loop")
+        #expect(!inbox.mayWriteDirectly(bytes: 64 * 1024, closesWrite: false), "bulk sends go through the loop")
         _ = inbox.append(1)
-        #expect(!inbox.mayWriteDirectly(closesWrite: false), "a send must not overtake what is queued")
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "a send must not overtake what is queued")
         _ = inbox.take()
         #expect(!inbox.directWritesArmed, "taking work disarms until the loop is done with it")
         inbox.armDirectWrites(true)
-        #expect(inbox.mayWriteDirectly(closesWrite: false))
+        #expect(inbox.mayWriteDirectly(bytes: 10, closesWrite: false))
         inbox.beginBatch()
-        #expect(!inbox.mayWriteDirectly(closesWrite: false), "a batch gathers its sends for the loop")
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "a batch gathers its sends for the loop")
         _ = inbox.endBatch()
         _ = inbox.admitSend(bytes: 10, hasCompletion: true, closesWrite: false)
-        #expect(!inbox.mayWriteDirectly(closesWrite: false), "bytes the loop still has to write come first")
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "bytes the loop still has to write come first")
         inbox.budget.settle(bytes: 10, counted: true, calledCompletion: false)
-        #expect(inbox.mayWriteDirectly(closesWrite: false))
+        #expect(inbox.mayWriteDirectly(bytes: 10, closesWrite: false))
         inbox.budget.close()
-        #expect(!inbox.mayWriteDirectly(closesWrite: false), "after a cancel sends learn their fate on the loop")
+        #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "after a cancel sends learn their fate on the loop")
     }
 
     @Test func armingWaitsWhileAnythingIsQueued() {
@@ -162,5 +163,26 @@ struct FlowInboxTests {
         #expect(woke)
         #expect(inbox.takeLazy().isEmpty, "a wake-up is on its way: everything waits for it, in order")
         #expect(inbox.take() == [3, 4])
+    }
+
+    @Test func aDirectWriteUnderWayKeepsTheLoopOutAndItsRestGoesFirst() {
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        inbox.directSocket = DirectSocket(duplicating: 0)
+        inbox.armDirectWrites(true)
+        #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) != nil)
+        #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) == nil, "one direct writer at a time")
+        // Another sender meanwhile: queued, and its completion may not overtake the writer's.
+        let early = inbox.admitSend(bytes: 5, hasCompletion: true, closesWrite: false)
+        #expect(!early.completeNow)
+        let wokeForIt = inbox.append(2)
+        #expect(wokeForIt)
+        #expect(inbox.take().isEmpty, "the loop waits while the writer may still put its rest first")
+        // The writer's socket took only part: the rest goes ahead of the other send.
+        let wake = inbox.finishDirectWrite(bytes: 3, completes: false)
+        _ = inbox.prepend(1)
+        #expect(wake, "the loop is woken again for what queued meanwhile")
+        #expect(inbox.take() == [1, 2])
+        #expect(inbox.directlyWrittenBytes == 3)
     }
 }

@@ -141,7 +141,7 @@ extension Flow {
         switch result {
         case .success(let channel):
             transport = .owned(channel)
-            if let descriptor = attempt.winnerDescriptor, channel.isActive,
+            if EngineTuning.directIO, let descriptor = attempt.winnerDescriptor, channel.isActive,
                 let socket = DirectSocket(duplicating: descriptor)
             {
                 // (Active, on its loop: NIO has not closed the descriptor, so the number is still

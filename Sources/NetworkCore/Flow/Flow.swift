@@ -198,7 +198,8 @@ package final class Flow: @unchecked Sendable {
     /// outstanding and nothing buffered, it does not wake the loop: the loop takes it when the
     /// read brings something (`FlowInbox.readArmed`).
     package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
-        if mailbox.submit(.receive(minimum: minimum, maximum: maximum, completion: completion), lazy: true) {
+        let lazy = EngineTuning.directIO
+        if mailbox.submit(.receive(minimum: minimum, maximum: maximum, completion: completion), lazy: lazy) {
             wakeLoop()
         }
     }

@@ -29,35 +29,49 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.armRead(armed) }
     }
 
-    /// Queues a stream send, admitting it to the send budget. A send whose bytes fit completes
-    /// now: `completeNow` runs under the lock, so concurrent senders' completions keep their
-    /// order. True when the loop must be woken.
+    /// Queues a stream send, admitting it to the send budget, or writes it to the socket from
+    /// this thread when the loop armed direct writes. A send whose bytes fit (or went out)
+    /// completes now: `completeNow` runs under the lock, so concurrent senders' completions keep
+    /// their order. True when the loop must be woken.
     func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> Bool {
-        inbox.withLock { inbox -> Bool in
-            var send = send
-            if inbox.mayWriteDirectly(closesWrite: send.closesWrite), var data = send.data {
-                switch writeDirectly(&data, to: inbox.directSocket) {
-                case .all:
-                    inbox.wroteDirectly(bytes: send.byteCount, completes: send.completion != nil)
-                    if send.completion != nil { completeNow(send) }
-                    return false
-                case .some(let written):
-                    // The rest goes through the loop, behind nothing (the queue was empty).
-                    inbox.wroteDirectly(bytes: written, completes: false)
-                    send.data = data
-                case .none:
-                    break
+        var send = send
+        if send.data != nil,
+            let socket = inbox.withLock({ $0.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) })
+        {
+            var data = send.data ?? ByteBuffer()
+            let written = Self.write(&data, to: socket)
+            return inbox.withLock { inbox -> Bool in
+                if data.readableBytes == 0 {
+                    let completes = send.completion != nil
+                    let wake = inbox.finishDirectWrite(bytes: written, completes: completes)
+                    if completes { completeNow(send) }
+                    return wake
                 }
+                // The rest goes through the loop, ahead of whatever was queued meanwhile.
+                var wake = inbox.finishDirectWrite(bytes: written, completes: false)
+                send.data = data
+                let admission = inbox.admitSend(
+                    bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
+                if Self.apply(admission, to: &send) { completeNow(send) }
+                send.completion = admission.completeNow ? nil : send.completion
+                if inbox.prepend(.send(send)) { wake = true }
+                return wake
             }
+        }
+        return inbox.withLock { inbox -> Bool in
             let admission = inbox.admitSend(
                 bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
-            send.counted = admission.counted
-            if admission.completeNow {
-                completeNow(send)
-                send.completion = nil
-            }
+            if Self.apply(admission, to: &send) { completeNow(send) }
+            send.completion = admission.completeNow ? nil : send.completion
             return inbox.append(.send(send))
         }
+    }
+
+    /// Notes the admission on the send; true when its completion must be called now (the caller
+    /// then drops it from the send, so the loop does not call it again).
+    private static func apply(_ admission: SendBudget.Admission, to send: inout FlowSend) -> Bool {
+        send.counted = admission.counted
+        return admission.completeNow
     }
 
     /// Everything queued, for the loop.
@@ -65,20 +79,13 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.take() }
     }
 
-    private enum DirectWrite {
-        case all
-        case some(Int)
-        case none
-    }
-
-    /// Writes what the socket takes of `data` now (called under the inbox lock, which orders
-    /// direct writes against each other and against the loop's arming); `data` keeps the rest.
-    private func writeDirectly(_ data: inout ByteBuffer, to socket: DirectSocket?) -> DirectWrite {
-        guard let socket else { return .none }
+    /// Writes what the socket takes of `data` now; `data` keeps the rest. A failed socket takes
+    /// nothing: the send goes to the loop, which learns the error from the socket itself.
+    private static func write(_ data: inout ByteBuffer, to socket: DirectSocket) -> Int {
         let outcome = data.withUnsafeReadableBytes { socket.write($0) }
-        guard case .wrote(let count) = outcome, count > 0 else { return .none }
+        guard case .wrote(let count) = outcome else { return 0 }
         data.moveReaderIndex(forwardBy: count)
-        return data.readableBytes == 0 ? .all : .some(count)
+        return count
     }
 
     /// Gives the mailbox the flow's duplicate descriptor (on ready), or takes it away (nil; the

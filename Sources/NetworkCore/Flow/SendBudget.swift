@@ -44,12 +44,14 @@ package struct SendBudget: Sendable {
     /// Takes a send of `bytes`; `hasCompletion` says whether someone waits for it, `closesWrite`
     /// whether it ends the sending side (it then completes only once written, so that its
     /// completion means everything went out).
-    package mutating func admit(bytes: Int, hasCompletion: Bool, closesWrite: Bool) -> Admission {
+    package mutating func admit(
+        bytes: Int, hasCompletion: Bool, closesWrite: Bool, mayCompleteNow: Bool = true
+    ) -> Admission {
         var admission = Admission(counted: false, completeNow: false)
         if open && !closing {
             admission.counted = true
             admission.completeNow =
-                hasCompletion && !closesWrite && owedCompletions == 0 && unwritten < Self.highWater
+                mayCompleteNow && hasCompletion && !closesWrite && owedCompletions == 0 && unwritten < Self.highWater
             unwritten += bytes
         }
         if closesWrite { closing = true }
