@@ -64,6 +64,8 @@ package final class Flow: @unchecked Sendable {
     let unreadInboundBytes = Atomic<Int>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
+    /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
+    var datagramOutbox = DatagramOutbox()
     var batchDepth = 0
     var needsFlush = false
     var readInFlight = false
@@ -87,6 +89,7 @@ package final class Flow: @unchecked Sendable {
         self.setup = FlowSetup(configuration)
         self.eventLoop = eventLoop
         self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
+        self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
     }
 
     private init(accepted channel: Channel) {
@@ -132,6 +135,7 @@ package final class Flow: @unchecked Sendable {
         self.receives = ReceiveQueue(mode: .datagram)
         self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, release: release))
         self.serverSecurity = dtls.map { .dtls($0) }
+        self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
     }
 
     deinit {
@@ -202,7 +206,7 @@ package final class Flow: @unchecked Sendable {
         let wake =
             transportKind == .tcp
             ? mailbox.submitStreamSend(send) { $0.completion?(nil, SendCompletionTicket(flow: self, early: true)) }
-            : mailbox.submit(.send(send))
+            : submitDatagram(send)
         if wake { wakeLoop() }
     }
 
@@ -244,6 +248,11 @@ package final class Flow: @unchecked Sendable {
         eventLoop.execute { self.drainMailbox() }
     }
 
+    /// Queues a datagram send (`submitDatagram`) and wakes the loop if needed.
+    func submit(datagram send: FlowSend) {
+        if submitDatagram(send) { wakeLoop() }
+    }
+
     func submit(_ body: @escaping @Sendable () -> Void) {
         if mailbox.submit(.other(body)) { wakeLoop() }
     }
@@ -254,7 +263,8 @@ package final class Flow: @unchecked Sendable {
 
     private func drainMailbox() {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
-        let operations = mailbox.take()
+        var operations = mailbox.take()
+        if receives.mode == .datagram { gatherDatagramBytes(&operations) }
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
         for operation in operations {
@@ -272,7 +282,13 @@ package final class Flow: @unchecked Sendable {
     func flushIfNeeded() {
         if batchDepth == 0 && needsFlush {
             needsFlush = false
-            transport.channel?.flush()
+            guard let channel = transport.channel else {
+                // (No socket left for datagrams taken this turn: they cannot go out.)
+                if !datagramOutbox.isEmpty { failDatagramOutbox(.posix(ENOTCONN)) }
+                return
+            }
+            writeDatagramOutbox(to: channel, transport: transport)
+            channel.flush()
         }
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+
+/// The datagram side of sending on the loop: one buffer for a hop's datagrams, the outbox that
+/// writes them at the flush with one promise per flush, and the hand-over of their completions.
+extension Flow {
+    /// The largest datagram that cannot fail alone while fragmentation is allowed: the IPv4 UDP
+    /// payload limit (the kernel fragments anything up to it). Larger ones fail with `EMSGSIZE`.
+    static let largestDatagramThatCannotFailAlone = 65_507
+
+    /// Queues a datagram send for the loop; a completion closure becomes a datagram completion.
+    /// True when the loop must be woken.
+    func submitDatagram(_ send: FlowSend) -> Bool {
+        var send = send
+        if let body = send.completion {
+            send.completion = nil
+            send.datagramCompletion = ClosureDatagramCompletion(body: body)
+        }
+        return mailbox.submit(.send(send))
+    }
+
+    /// Copies the bytes of every datagram send of one hop that still sits in the caller's `Data`
+    /// into one buffer, and gives each send its slice of it, and makes room in the outbox for
+    /// them: allocations per hop instead of per datagram.
+    func gatherDatagramBytes(_ operations: inout [FlowOperation]) {
+        var sends = 0
+        var total = 0
+        for operation in operations {
+            guard case .send(let send) = operation else { continue }
+            sends += 1
+            total += send.uncopied?.count ?? 0
+        }
+        guard sends > 0 else { return }
+        // Room in the outbox only where they will be written now (held sends wait for `ready`).
+        if sends > 1, case .write = machine.sendDecision { datagramOutbox.reserve(sends) }
+        guard total > 0 else { return }
+        var buffer = ByteBufferAllocator().buffer(capacity: total)
+        // Every copy first, the slices after: a slice shares the storage, and writing to a
+        // buffer whose storage is shared would copy it.
+        for operation in operations {
+            guard case .send(let send) = operation, let bytes = send.uncopied else { continue }
+            _ = bytes.withUnsafeBytes { buffer.writeBytes($0) }
+        }
+        for index in operations.indices {
+            guard case .send(var send) = operations[index], let bytes = send.uncopied else { continue }
+            send.data = buffer.readSlice(length: bytes.count)
+            send.uncopied = nil
+            operations[index] = .send(send)
+        }
+    }
+
+    /// A datagram send that puts nothing on the wire (part of a datagram, a bare completion, a
+    /// refused send) is settled after the datagrams taken before it, not ahead of them.
+    func settleDatagramSend(_ send: FlowSend, _ error: FlowError?) {
+        guard !datagramOutbox.isEmpty else { return finish(send, error) }
+        guard let completion = send.datagramCompletion else { return }
+        datagramOutbox.append(DatagramOutbox.Entry(datagram: nil, completion: completion, error: error))
+    }
+
+    /// Writes everything in the outbox to `channel` (the caller flushes): one promise per
+    /// segment (`DatagramOutbox`), whose result settles the segment's completions, handed on as
+    /// one batch.
+    func writeDatagramOutbox(to channel: Channel, transport: FlowTransport) {
+        guard !datagramOutbox.isEmpty else { return }
+        let entries = datagramOutbox.take()
+        let alone = datagramsFailAlone
+        let segments = DatagramOutbox.segments(of: entries) { alone || $0.readableBytes > Self.largestDatagramThatCannotFailAlone }
+        for segment in segments {
+            guard let holder = segment.holder else {
+                DatagramOutbox.settle(segment, of: entries, holderError: nil)?.deliver()
+                continue
+            }
+            var promise: EventLoopPromise<Void>?
+            if entries[segment.range].contains(where: { $0.completion != nil }) {
+                let settling = eventLoop.makePromise(of: Void.self)
+                settling.futureResult.whenComplete { result in
+                    let error: FlowError?
+                    switch result {
+                    case .success: error = nil
+                    case .failure(let failure): error = FlowError(failure)
+                    }
+                    DatagramOutbox.settle(segment, of: entries, holderError: error)?.deliver()
+                }
+                promise = settling
+            }
+            for index in segment.range {
+                guard let datagram = entries[index].datagram else { continue }
+                writeDatagram(datagram, to: channel, transport: transport, promise: index == holder ? promise : nil)
+            }
+        }
+    }
+
+    /// Settles the outbox's completions with `error`, writing nothing (no transport is left).
+    func failDatagramOutbox(_ error: FlowError) {
+        let entries = datagramOutbox.take()
+        DatagramOutbox.settle(DatagramOutbox.Segment(range: entries.indices, holder: nil), of: entries.map {
+            DatagramOutbox.Entry(datagram: nil, completion: $0.completion, error: $0.datagram == nil ? $0.error : error)
+        }, holderError: nil)?.deliver()
+    }
+
+    private func writeDatagram(
+        _ datagram: ByteBuffer, to channel: Channel, transport: FlowTransport, promise: EventLoopPromise<Void>?
+    ) {
+        if let session = serverSecurity?.dtls {
+            session.send(datagram, promise: promise)
+        } else if case .shared(let peer) = transport {
+            channel.write(AddressedEnvelope(remoteAddress: peer.remote, data: datagram), promise: promise)
+        } else {
+            channel.write(datagram, promise: promise)
+        }
+    }
+
+    /// Every datagram may fail on its own (each gets its own promise): with fragmentation
+    /// disabled (any datagram over the path MTU fails) and under (D)TLS (a record can be refused).
+    private var datagramsFailAlone: Bool {
+        sendPath.fragmentationDisabled || tlsSession != nil || serverSecurity != nil
+    }
+}
