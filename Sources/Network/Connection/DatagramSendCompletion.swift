@@ -1,19 +1,20 @@
 import NetworkCore
 
 /// A UDP send's `.contentProcessed` handler as the engine carries it: three words (the handler
-/// and its connection), stored inline in the send, so a datagram's completion costs no
-/// allocation; the engine settles a flush's worth at once and the connection runs them on its
-/// queue in one block.
+/// and where its connection delivers callbacks), stored inline in the send, so a datagram's
+/// completion costs no allocation. The engine settles a flush's worth at once; they run on the
+/// connection's queue in one block.
 struct DatagramSendCompletion: FlowDatagramCompletion {
     let handler: @Sendable (NWError?) -> Void
-    /// Held until the send completes (as the flow holds a started connection until cancelled).
-    let connection: NWConnection
+    /// (Not the connection: it is weakly referenced, which makes every retain of it slow, and a
+    /// send is copied several times on its way.)
+    let delivery: CallbackDelivery
 
     /// Nil for completions that call nothing (`.idempotent`).
-    init?(_ completion: NWConnection.SendCompletion, connection: NWConnection) {
+    init?(_ completion: NWConnection.SendCompletion, delivery: CallbackDelivery) {
         guard case .contentProcessed(let handler) = completion else { return nil }
         self.handler = handler
-        self.connection = connection
+        self.delivery = delivery
     }
 
     func run(_ error: FlowError?) {
@@ -21,6 +22,6 @@ struct DatagramSendCompletion: FlowDatagramCompletion {
     }
 
     func deliver(_ batch: FlowDatagramCompletions) {
-        connection.deliver(batch)
+        delivery.deliver { batch.runAsCallback() }
     }
 }

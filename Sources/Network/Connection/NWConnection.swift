@@ -363,7 +363,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         if flow.transportKind == .udp {
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self))
+                completion: DatagramSendCompletion(completion, delivery: delivery))
         }
         flow.send(
             data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -380,7 +380,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         if flow.transportKind == .udp {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self))
+                completion: DatagramSendCompletion(completion, delivery: delivery))
         }
         flow.send(
             bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -397,13 +397,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             let nwError = error.map(NWError.init)
             delivery.deliverInOrder { ticket.run { handler(nwError) } }
         }
-    }
-
-    /// Runs a batch of datagram send completions on the queue, in one block; sends their
-    /// handlers make wake the event loop once, after the last (`Flow.runCallback`).
-    func deliver(_ batch: FlowDatagramCompletions) {
-        let flow = self.flow
-        delivery.deliver { flow.runCallback { batch.runAll() } }
     }
 
     /// Runs `block` and sends everything it sends together: for datagrams, in one system call

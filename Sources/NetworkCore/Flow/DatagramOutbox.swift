@@ -84,7 +84,7 @@ package struct DatagramOutbox {
     /// which only the holder's own size can cause; a send with nothing on the wire keeps its own.
     package static func settle(
         _ segment: Segment, of entries: [Entry], holderError: FlowError?
-    ) -> FlowDatagramCompletions? {
+    ) -> [FlowDatagramCompletions.Entry] {
         var settled: [FlowDatagramCompletions.Entry] = []
         for index in segment.range {
             let entry = entries[index]
@@ -100,6 +100,6 @@ package struct DatagramOutbox {
             }
             settled.append(FlowDatagramCompletions.Entry(completion: completion, error: error))
         }
-        return settled.isEmpty ? nil : FlowDatagramCompletions(settled)
+        return settled
     }
 }

@@ -20,33 +20,35 @@ extension Flow {
     }
 
     /// Copies the bytes of every datagram send of one hop that still sits in the caller's `Data`
-    /// into one buffer, and gives each send its slice of it, and makes room in the outbox for
-    /// them: allocations per hop instead of per datagram.
-    func gatherDatagramBytes(_ operations: inout [FlowOperation]) {
+    /// into one buffer, in order, and makes room in the outbox for them: allocations per hop
+    /// instead of per datagram. Each send then takes its slice (`takeDatagramBytes`); all bytes
+    /// are written before any slice exists, since writing to a shared buffer would copy it.
+    func gatherDatagramBytes(_ operations: [FlowOperation]) -> ByteBuffer? {
         var sends = 0
         var total = 0
-        for operation in operations {
-            guard case .send(let send) = operation else { continue }
+        for index in operations.indices {
+            guard let count = operations[index].uncopiedByteCount else { continue }
             sends += 1
-            total += send.uncopied?.count ?? 0
+            total += count
         }
-        guard sends > 0 else { return }
+        guard sends > 0 else { return nil }
         // Room in the outbox only where they will be written now (held sends wait for `ready`).
         if sends > 1, case .write = machine.sendDecision { datagramOutbox.reserve(sends) }
-        guard total > 0 else { return }
+        guard total > 0 else { return nil }
         var buffer = ByteBufferAllocator().buffer(capacity: total)
-        // Every copy first, the slices after: a slice shares the storage, and writing to a
-        // buffer whose storage is shared would copy it.
-        for operation in operations {
-            guard case .send(let send) = operation, let bytes = send.uncopied else { continue }
-            _ = bytes.withUnsafeBytes { buffer.writeBytes($0) }
-        }
         for index in operations.indices {
-            guard case .send(var send) = operations[index], let bytes = send.uncopied else { continue }
-            send.data = buffer.readSlice(length: bytes.count)
-            send.uncopied = nil
-            operations[index] = .send(send)
+            operations[index].withUncopiedBytes { _ = buffer.writeBytes($0) }
         }
+        return buffer
+    }
+
+    /// `send` with its bytes as its slice of the hop's buffer (`gatherDatagramBytes`).
+    func takeDatagramBytes(_ send: FlowSend, from buffer: inout ByteBuffer?) -> FlowSend {
+        guard let count = send.uncopied?.count, buffer != nil else { return send }
+        var send = send
+        send.data = buffer?.readSlice(length: count)
+        send.uncopied = nil
+        return send
     }
 
     /// A datagram send that puts nothing on the wire (part of a datagram, a bare completion, a
@@ -67,7 +69,7 @@ extension Flow {
         let segments = DatagramOutbox.segments(of: entries) { alone || $0.readableBytes > Self.largestDatagramThatCannotFailAlone }
         for segment in segments {
             guard let holder = segment.holder else {
-                DatagramOutbox.settle(segment, of: entries, holderError: nil)?.deliver()
+                deliver(DatagramOutbox.settle(segment, of: entries, holderError: nil))
                 continue
             }
             var promise: EventLoopPromise<Void>?
@@ -79,7 +81,7 @@ extension Flow {
                     case .success: error = nil
                     case .failure(let failure): error = FlowError(failure)
                     }
-                    DatagramOutbox.settle(segment, of: entries, holderError: error)?.deliver()
+                    self.deliver(DatagramOutbox.settle(segment, of: entries, holderError: error))
                 }
                 promise = settling
             }
@@ -93,9 +95,15 @@ extension Flow {
     /// Settles the outbox's completions with `error`, writing nothing (no transport is left).
     func failDatagramOutbox(_ error: FlowError) {
         let entries = datagramOutbox.take()
-        DatagramOutbox.settle(DatagramOutbox.Segment(range: entries.indices, holder: nil), of: entries.map {
+        let unsent = entries.map {
             DatagramOutbox.Entry(datagram: nil, completion: $0.completion, error: $0.datagram == nil ? $0.error : error)
-        }, holderError: nil)?.deliver()
+        }
+        deliver(DatagramOutbox.settle(DatagramOutbox.Segment(range: unsent.indices, holder: nil), of: unsent, holderError: nil))
+    }
+
+    private func deliver(_ settled: [FlowDatagramCompletions.Entry]) {
+        guard !settled.isEmpty else { return }
+        FlowDatagramCompletions(settled, flow: self).deliver()
     }
 
     private func writeDatagram(

@@ -263,13 +263,14 @@ package final class Flow: @unchecked Sendable {
 
     private func drainMailbox() {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
-        var operations = mailbox.take()
-        if receives.mode == .datagram { gatherDatagramBytes(&operations) }
+        let operations = mailbox.take()
+        // Datagram sends' bytes, copied into one buffer for the hop.
+        var datagramBytes = receives.mode == .datagram ? gatherDatagramBytes(operations) : nil
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
         for operation in operations {
             switch operation {
-            case .send(let send): sendOnLoop(send)
+            case .send(let send): sendOnLoop(takeDatagramBytes(send, from: &datagramBytes))
             case .receive(let minimum, let maximum, let completion):
                 receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
             case .other(let body): body()
