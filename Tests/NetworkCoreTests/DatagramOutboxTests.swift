@@ -31,8 +31,8 @@ struct DatagramOutboxTests {
             error: error)
     }
 
-    private func run(_ settled: [FlowDatagramCompletions.Entry]) {
-        FlowDatagramCompletions(settled, flow: nil).runAll()
+    private func run(_ segment: DatagramOutbox.Segment, of entries: [DatagramOutbox.Entry], holderError: FlowError?) {
+        FlowDatagramCompletions(entries, segment: segment, holderError: holderError, flow: nil).runAll()
     }
 
     @Test func oneSegmentEndsAtTheLastDatagramAndTakesWhatFollows() {
@@ -59,7 +59,7 @@ struct DatagramOutboxTests {
         let entries = [entry(nil, 0, log), entry(nil, 1, log, error: .posix(ENOTCONN))]
         let segments = DatagramOutbox.segments(of: entries) { _ in false }
         #expect(segments == [DatagramOutbox.Segment(range: 0..<2, holder: nil)])
-        run(DatagramOutbox.settle(segments[0], of: entries, holderError: nil))
+        run(segments[0], of: entries, holderError: nil)
         #expect(log.indices == [0, 1])
         #expect(log.errors == [nil, .posix(ENOTCONN)])
     }
@@ -68,19 +68,20 @@ struct DatagramOutboxTests {
         let log = Log()
         let entries = [entry(10, 0, log), entry(nil, 1, log), entry(10, 2, log), entry(nil, 3, log, error: .posix(EPIPE))]
         let segment = DatagramOutbox.Segment(range: 0..<4, holder: 2)
-        run(DatagramOutbox.settle(segment, of: entries, holderError: .posix(EHOSTUNREACH)))
+        run(segment, of: entries, holderError: .posix(EHOSTUNREACH))
         #expect(log.indices == [0, 1, 2, 3])
         #expect(log.errors == [.posix(EHOSTUNREACH), nil, .posix(EHOSTUNREACH), .posix(EPIPE)])
 
         let tooLarge = Log()
         let others = [entry(10, 0, tooLarge), entry(70_000, 1, tooLarge)]
-        run(DatagramOutbox.settle(DatagramOutbox.Segment(range: 0..<2, holder: 1), of: others, holderError: .posix(EMSGSIZE)))
+        run(DatagramOutbox.Segment(range: 0..<2, holder: 1), of: others, holderError: .posix(EMSGSIZE))
         #expect(tooLarge.errors == [nil, .posix(EMSGSIZE)])
     }
 
     @Test func sendsWithoutCompletionSettleNothing() {
         let entries = [DatagramOutbox.Entry(datagram: ByteBuffer(), completion: nil)]
-        #expect(DatagramOutbox.settle(DatagramOutbox.Segment(range: 0..<1, holder: 0), of: entries, holderError: nil).isEmpty)
+        let segment = DatagramOutbox.Segment(range: 0..<1, holder: 0)
+        #expect(FlowDatagramCompletions(entries, segment: segment, holderError: nil, flow: nil).isEmpty)
     }
 
     @Test func takeEmptiesTheOutboxInOrder() {

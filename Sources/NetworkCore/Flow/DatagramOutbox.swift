@@ -79,27 +79,14 @@ package struct DatagramOutbox {
         return segments
     }
 
-    /// The completions `segment` settles, in order, given its holder's result: a datagram shares
-    /// the holder's error (the socket or the channel failed under them all), except `EMSGSIZE`,
+    /// The result for the send at `index` of `segment`, given its holder's: a datagram shares the
+    /// holder's error (the socket or the channel failed under them all), except `EMSGSIZE`,
     /// which only the holder's own size can cause; a send with nothing on the wire keeps its own.
-    package static func settle(
-        _ segment: Segment, of entries: [Entry], holderError: FlowError?
-    ) -> [FlowDatagramCompletions.Entry] {
-        var settled: [FlowDatagramCompletions.Entry] = []
-        for index in segment.range {
-            let entry = entries[index]
-            guard let completion = entry.completion else { continue }
-            if settled.isEmpty { settled.reserveCapacity(segment.range.upperBound - index) }
-            let error: FlowError?
-            if entry.datagram == nil {
-                error = entry.error
-            } else if index == segment.holder || holderError != .posix(EMSGSIZE) {
-                error = holderError
-            } else {
-                error = nil
-            }
-            settled.append(FlowDatagramCompletions.Entry(completion: completion, error: error))
-        }
-        return settled
+    package static func result(
+        of index: Int, in segment: Segment, of entries: [Entry], holderError: FlowError?
+    ) -> FlowError? {
+        if entries[index].datagram == nil { return entries[index].error }
+        if index == segment.holder || holderError != .posix(EMSGSIZE) { return holderError }
+        return nil
     }
 }

@@ -11,11 +11,10 @@ extension Flow {
     /// Queues a datagram send for the loop; a completion closure becomes a datagram completion.
     /// True when the loop must be woken.
     func submitDatagram(_ send: FlowSend) -> Bool {
+        guard let body = send.completion else { return mailbox.submit(.send(send)) }
         var send = send
-        if let body = send.completion {
-            send.completion = nil
-            send.datagramCompletion = ClosureDatagramCompletion(body: body)
-        }
+        send.completion = nil
+        send.datagramCompletion = ClosureDatagramCompletion(body: body)
         return mailbox.submit(.send(send))
     }
 
@@ -69,7 +68,7 @@ extension Flow {
         let segments = DatagramOutbox.segments(of: entries) { alone || $0.readableBytes > Self.largestDatagramThatCannotFailAlone }
         for segment in segments {
             guard let holder = segment.holder else {
-                deliver(DatagramOutbox.settle(segment, of: entries, holderError: nil))
+                FlowDatagramCompletions(entries, segment: segment, holderError: nil, flow: self).deliver()
                 continue
             }
             var promise: EventLoopPromise<Void>?
@@ -81,7 +80,7 @@ extension Flow {
                     case .success: error = nil
                     case .failure(let failure): error = FlowError(failure)
                     }
-                    self.deliver(DatagramOutbox.settle(segment, of: entries, holderError: error))
+                    FlowDatagramCompletions(entries, segment: segment, holderError: error, flow: self).deliver()
                 }
                 promise = settling
             }
@@ -98,12 +97,8 @@ extension Flow {
         let unsent = entries.map {
             DatagramOutbox.Entry(datagram: nil, completion: $0.completion, error: $0.datagram == nil ? $0.error : error)
         }
-        deliver(DatagramOutbox.settle(DatagramOutbox.Segment(range: unsent.indices, holder: nil), of: unsent, holderError: nil))
-    }
-
-    private func deliver(_ settled: [FlowDatagramCompletions.Entry]) {
-        guard !settled.isEmpty else { return }
-        FlowDatagramCompletions(settled, flow: self).deliver()
+        let segment = DatagramOutbox.Segment(range: unsent.indices, holder: nil)
+        FlowDatagramCompletions(unsent, segment: segment, holderError: nil, flow: self).deliver()
     }
 
     private func writeDatagram(
