@@ -16,14 +16,18 @@ import NIOCore
 /// ends a segment, so such an error reaches its completion and no other.
 package struct DatagramOutbox {
     package struct Entry: Sendable {
-        /// What goes on the wire; nil for a send that puts nothing there (part of a datagram, a
-        /// bare completion, a refused send), settled with `error`, in its turn.
+        /// What goes on the wire (dropped once written, so that completions waiting for their
+        /// queue do not keep the bytes alive).
         package var datagram: ByteBuffer?
+        /// False for a send that puts nothing on the wire (part of a datagram, a bare completion,
+        /// a refused send), settled with `error`, in its turn.
+        package let isDatagram: Bool
         package var completion: (any FlowDatagramCompletion)?
         package var error: FlowError?
 
         package init(datagram: ByteBuffer?, completion: (any FlowDatagramCompletion)?, error: FlowError? = nil) {
             self.datagram = datagram
+            self.isDatagram = datagram != nil
             self.completion = completion
             self.error = error
         }
@@ -65,7 +69,7 @@ package struct DatagramOutbox {
     /// How `entries` split into segments: each ends with a datagram that `alone` says can fail
     /// on its own, the last one with the last datagram (what follows it joins that segment).
     package static func segments(of entries: [Entry], alone: (ByteBuffer) -> Bool) -> [Segment] {
-        guard let last = entries.lastIndex(where: { $0.datagram != nil }) else {
+        guard let last = entries.lastIndex(where: \.isDatagram) else {
             return entries.isEmpty ? [] : [Segment(range: entries.indices, holder: nil)]
         }
         var segments: [Segment] = []
@@ -85,7 +89,7 @@ package struct DatagramOutbox {
     package static func result(
         of index: Int, in segment: Segment, of entries: [Entry], holderError: FlowError?
     ) -> FlowError? {
-        if entries[index].datagram == nil { return entries[index].error }
+        if !entries[index].isDatagram { return entries[index].error }
         if index == segment.holder || holderError != .posix(EMSGSIZE) { return holderError }
         return nil
     }

@@ -63,30 +63,43 @@ extension Flow {
     /// one batch.
     func writeDatagramOutbox(to channel: Channel, transport: FlowTransport) {
         guard !datagramOutbox.isEmpty else { return }
-        let entries = datagramOutbox.take()
+        var entries = datagramOutbox.take()
         let alone = datagramsFailAlone
         let segments = DatagramOutbox.segments(of: entries) { alone || $0.readableBytes > Self.largestDatagramThatCannotFailAlone }
+        // The writes first (each datagram leaves its entry: completions waiting for their queue
+        // must not keep the bytes alive), then the promises' callbacks, which keep the entries
+        // (nothing is flushed yet, so none can have completed but by failing, and a callback
+        // added to a completed future runs at once).
+        var promises: [EventLoopPromise<Void>?] = []
+        promises.reserveCapacity(segments.count)
         for segment in segments {
-            guard let holder = segment.holder else {
-                FlowDatagramCompletions(entries, segment: segment, holderError: nil, flow: self).deliver()
-                continue
-            }
-            var promise: EventLoopPromise<Void>?
-            if entries[segment.range].contains(where: { $0.completion != nil }) {
-                let settling = eventLoop.makePromise(of: Void.self)
-                settling.futureResult.whenComplete { result in
-                    let error: FlowError?
-                    switch result {
-                    case .success: error = nil
-                    case .failure(let failure): error = FlowError(failure)
-                    }
-                    FlowDatagramCompletions(entries, segment: segment, holderError: error, flow: self).deliver()
-                }
-                promise = settling
-            }
+            // A promise only where a completion waits for it.
+            let waited = entries[segment.range].contains { $0.completion != nil }
+            let holder = waited ? segment.holder : nil
+            let promise = holder.map { _ in eventLoop.makePromise(of: Void.self) }
             for index in segment.range {
                 guard let datagram = entries[index].datagram else { continue }
+                entries[index].datagram = nil
                 writeDatagram(datagram, to: channel, transport: transport, promise: index == holder ? promise : nil)
+            }
+            promises.append(promise)
+        }
+        let written = entries
+        for (segment, promise) in zip(segments, promises) {
+            guard let promise else {
+                // Nothing on the wire waits for it (or nobody waits): settled now, in its turn.
+                if segment.holder == nil {
+                    FlowDatagramCompletions(written, segment: segment, holderError: nil, flow: self).deliver()
+                }
+                continue
+            }
+            promise.futureResult.whenComplete { result in
+                let error: FlowError?
+                switch result {
+                case .success: error = nil
+                case .failure(let failure): error = FlowError(failure)
+                }
+                FlowDatagramCompletions(written, segment: segment, holderError: error, flow: self).deliver()
             }
         }
     }
