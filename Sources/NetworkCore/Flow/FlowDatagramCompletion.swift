@@ -7,6 +7,7 @@ package protocol FlowDatagramCompletion: Sendable {
     func run(_ error: FlowError?)
 
     /// Hands `batch` (completions of this completion's flow, in send order, this one among
-    /// them) on to where they run, in one piece. Called on the flow's event loop.
+    /// them) on to where they run, in one piece. Called on the flow's event loop, on the
+    /// batch's first completion: every completion of one flow must be of one kind.
     func deliver(_ batch: FlowDatagramCompletions)
 }
