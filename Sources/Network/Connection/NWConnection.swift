@@ -360,6 +360,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
+        if flow.transportKind == .udp {
+            return flow.send(
+                datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: DatagramSendCompletion(completion, delivery: delivery))
+        }
         flow.send(
             data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
             completion: flowCompletion(completion))
@@ -372,6 +377,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
+        if flow.transportKind == .udp {
+            return flow.send(
+                datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: DatagramSendCompletion(completion, delivery: delivery))
+        }
         flow.send(
             bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
             completion: flowCompletion(completion))
@@ -381,14 +391,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     private func flowCompletion(_ completion: NWConnection.SendCompletion) -> Flow.SendCompletion? {
         guard case .contentProcessed(let handler) = completion else { return nil }
         let delivery = self.delivery
-        let flow = self.flow
-        if flow.transportKind == .udp {
-            // Datagram completions all come from the loop: batched per loop turn.
-            return { error, _ in
-                let nwError = error.map(NWError.init)
-                delivery.deliver { flow.runCallback { handler(nwError) } }
-            }
-        }
         // Some stream completions come from the sender's thread (the send fit the flow's
         // buffer), the rest from the loop: straight to the queue, so they stay in order.
         return { error, ticket in

@@ -21,12 +21,37 @@ extension Flow {
     package func send<Content: DataProtocol>(
         bytes content: Content?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
     ) {
-        let buffer = content.map { content -> ByteBuffer in
-            var buffer = ByteBufferAllocator().buffer(capacity: content.count)
-            for region in content.regions { buffer.writeBytes(region) }
-            return buffer
-        }
-        send(buffer, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        send(Self.copy(content), isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+    }
+
+    /// Sends on a datagram flow (see `send(_:isComplete:closesWrite:completion:)`). The bytes stay
+    /// in `data` until the loop copies them, with the rest of their hop's, into one buffer; the
+    /// completion is settled with the other datagrams of its flush (`FlowDatagramCompletion`).
+    package func send(
+        datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: (any FlowDatagramCompletion)?
+    ) {
+        var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite)
+        send.uncopied = data
+        send.datagramCompletion = completion
+        submit(datagram: send)
+    }
+
+    /// Sends any contiguous or discontiguous bytes on a datagram flow, copied once; see
+    /// `send(datagram:isComplete:closesWrite:completion:)`.
+    package func send<Content: DataProtocol>(
+        datagramBytes content: Content?, isComplete: Bool, closesWrite: Bool,
+        completion: (any FlowDatagramCompletion)?
+    ) {
+        var send = FlowSend(data: Self.copy(content), isComplete: isComplete, closesWrite: closesWrite)
+        send.datagramCompletion = completion
+        submit(datagram: send)
+    }
+
+    private static func copy<Content: DataProtocol>(_ content: Content?) -> ByteBuffer? {
+        guard let content else { return nil }
+        var buffer = ByteBufferAllocator().buffer(capacity: content.count)
+        for region in content.regions { buffer.writeBytes(region) }
+        return buffer
     }
 
     /// Queues a receive whose bytes arrive as `Data` (large buffers without a copy: the `Data`

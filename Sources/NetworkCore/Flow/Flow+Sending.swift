@@ -25,6 +25,9 @@ extension Flow {
     /// A send's end on the loop: calls its completion, if it still has one, and gives its share
     /// of the send budget back.
     func finish(_ send: FlowSend, _ error: FlowError?) {
+        if let completion = send.datagramCompletion {
+            return FlowDatagramCompletions(completion, error, flow: self).deliver()
+        }
         let stream = transportKind == .tcp
         send.completion?(error, SendCompletionTicket(flow: stream ? self : nil, early: false))
         guard stream, send.counted || send.completion != nil else { return }
@@ -62,9 +65,9 @@ extension Flow {
         }
         switch sendPath.step(send, datagrams: receives.mode == .datagram) {
         case .rejected(let error):
-            finish(send, error)
+            settle(send, error)
         case .absorbed:
-            finish(send, nil)
+            settle(send, nil)
         case .stream(let data, let closesOutput):
             let promise = writePromise(for: send)
             if let data {
@@ -87,18 +90,18 @@ extension Flow {
                 channel.close(mode: .output, promise: shut)
             }
         case .datagram(let datagram):
-            let promise = writePromise(for: send)
             NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
             report.sentBytes += UInt64(datagram.readableBytes)
-            if let session = serverSecurity?.dtls {
-                session.send(datagram, promise: promise)
-            } else if case .shared(let peer) = transport {
-                channel.write(AddressedEnvelope(remoteAddress: peer.remote, data: datagram), promise: promise)
-            } else {
-                channel.write(datagram, promise: promise)
-            }
+            // Written at the flush, with the rest of its batch (`DatagramOutbox`).
+            datagramOutbox.append(DatagramOutbox.Entry(datagram: datagram, completion: send.datagramCompletion))
             needsFlush = true
         }
+    }
+
+    /// A send that put nothing on the wire is done; a datagram one waits for the datagrams
+    /// taken before it.
+    private func settle(_ send: FlowSend, _ error: FlowError?) {
+        if receives.mode == .datagram { settleDatagramSend(send, error) } else { finish(send, error) }
     }
 
     /// A promise that finishes `send` once the socket took it; nil when nothing waits for that.

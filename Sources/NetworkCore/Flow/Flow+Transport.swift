@@ -121,6 +121,11 @@ extension Flow {
 
     func closeTransport(abortive: Bool) {
         let closing = transport
+        // Datagrams taken this turn go to the socket first, as if flushed before the close.
+        if let channel = closing.channel, !datagramOutbox.isEmpty {
+            writeDatagramOutbox(to: channel, transport: closing)
+            if case .shared = closing { channel.flush() } else { needsFlush = true }
+        }
         // Detach first: NIO reports the close synchronously, and those events must not be
         // mistaken for the peer's end of stream. The duplicate descriptor goes first of all: it
         // would keep the socket open past NIO's close.

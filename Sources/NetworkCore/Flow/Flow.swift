@@ -67,6 +67,8 @@ package final class Flow: @unchecked Sendable {
     let unreadInboundBytes = Atomic<Int>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
+    /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
+    var datagramOutbox = DatagramOutbox()
     var batchDepth = 0
     var needsFlush = false
     var readInFlight = false {
@@ -98,6 +100,7 @@ package final class Flow: @unchecked Sendable {
         self.setup = FlowSetup(configuration)
         self.eventLoop = eventLoop
         self.receives = ReceiveQueue(mode: configuration.transport == .tcp ? .stream : .datagram)
+        self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
     }
 
     private init(accepted channel: Channel) {
@@ -143,6 +146,7 @@ package final class Flow: @unchecked Sendable {
         self.receives = ReceiveQueue(mode: .datagram)
         self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, release: release))
         self.serverSecurity = dtls.map { .dtls($0) }
+        self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
     }
 
     deinit {
@@ -218,7 +222,7 @@ package final class Flow: @unchecked Sendable {
         let wake =
             transportKind == .tcp
             ? mailbox.submitStreamSend(send) { $0.completion?(nil, SendCompletionTicket(flow: self, early: true)) }
-            : mailbox.submit(.send(send))
+            : submitDatagram(send)
         if wake { wakeLoop() }
     }
 
@@ -260,6 +264,11 @@ package final class Flow: @unchecked Sendable {
         eventLoop.execute { self.drainMailbox() }
     }
 
+    /// Queues a datagram send (`submitDatagram`) and wakes the loop if needed.
+    func submit(datagram send: FlowSend) {
+        if submitDatagram(send) { wakeLoop() }
+    }
+
     func submit(_ body: @escaping @Sendable () -> Void) {
         if mailbox.submit(.other(body)) { wakeLoop() }
     }
@@ -271,11 +280,13 @@ package final class Flow: @unchecked Sendable {
     private func drainMailbox() {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
         let operations = mailbox.take()
+        // Datagram sends' bytes, copied into one buffer for the hop.
+        var datagramBytes = receives.mode == .datagram ? gatherDatagramBytes(operations) : nil
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
         for operation in operations {
             switch operation {
-            case .send(let send): sendOnLoop(send)
+            case .send(let send): sendOnLoop(takeDatagramBytes(send, from: &datagramBytes))
             case .receive(let minimum, let maximum, let completion):
                 receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
             case .other(let body): body()
@@ -289,7 +300,13 @@ package final class Flow: @unchecked Sendable {
     func flushIfNeeded() {
         if batchDepth == 0 && needsFlush {
             needsFlush = false
-            transport.channel?.flush()
+            guard let channel = transport.channel else {
+                // (No socket left for datagrams taken this turn: they cannot go out.)
+                if !datagramOutbox.isEmpty { failDatagramOutbox(.posix(ENOTCONN)) }
+                return
+            }
+            writeDatagramOutbox(to: channel, transport: transport)
+            channel.flush()
         }
     }
 

@@ -1,14 +1,21 @@
+import Foundation
 import NIOCore
 
 /// One send as the flow carries it from the caller to the socket.
 package struct FlowSend: Sendable {
     package var data: ByteBuffer?
+    /// A datagram's bytes still in the caller's `Data`: the loop copies every such send of one
+    /// hop into one buffer (`Flow.gatherDatagramBytes`), one allocation instead of one each.
+    package var uncopied: Data?
     /// Ends the message (one datagram on UDP).
     package var isComplete: Bool
     /// Ends the sending side once complete (a final context).
     package var closesWrite: Bool
     /// Nil when nobody waits, or when the send already completed as it was taken.
     package var completion: Flow.SendCompletion?
+    /// A datagram send's completion (the only kind a datagram send has), settled with the other
+    /// datagrams of its flush (`DatagramOutbox`).
+    package var datagramCompletion: (any FlowDatagramCompletion)?
     /// Its bytes count in the send budget until the loop writes them.
     package var counted = false
 
@@ -19,5 +26,5 @@ package struct FlowSend: Sendable {
         self.completion = completion
     }
 
-    package var byteCount: Int { data?.readableBytes ?? 0 }
+    package var byteCount: Int { data?.readableBytes ?? uncopied?.count ?? 0 }
 }

@@ -16,6 +16,9 @@ package struct FlowSendPath {
     private var partialDatagram: ByteBuffer?
     /// A final send closed the sending side: later sends fail with `EPIPE`.
     package private(set) var writeClosed = false
+    /// The socket refuses datagrams over the path MTU (`EMSGSIZE`) rather than fragment them,
+    /// so any datagram may fail on its own (see `DatagramOutbox`).
+    package var fragmentationDisabled = false
 
     package init() {}
 

@@ -1,0 +1,13 @@
+/// A datagram send's completion as the engine carries it: opaque, and stored inline in the send
+/// (a conforming type of up to three words needs no allocation, unlike a closure that captures
+/// its context). The engine gathers the completions that one flush settles and hands them over
+/// together (`deliver`), so a batch of datagrams costs one hand-over, not one per datagram.
+package protocol FlowDatagramCompletion: Sendable {
+    /// Runs this completion with its send's result. Called by whoever runs a batch, in order.
+    func run(_ error: FlowError?)
+
+    /// Hands `batch` (completions of this completion's flow, in send order, this one among
+    /// them) on to where they run, in one piece. Called on the flow's event loop, on the
+    /// batch's first completion: every completion of one flow must be of one kind.
+    func deliver(_ batch: FlowDatagramCompletions)
+}

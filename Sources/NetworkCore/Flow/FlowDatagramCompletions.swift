@@ -1,0 +1,54 @@
+/// The completions of datagram sends that one write promise (or one failure) settled, in send
+/// order: what `FlowDatagramCompletion.deliver` hands on as one piece. It keeps the outbox's
+/// entries as they were written and works each result out as it runs them
+/// (`DatagramOutbox.result`), so settling a batch copies nothing per datagram.
+package struct FlowDatagramCompletions: Sendable {
+    private let entries: [DatagramOutbox.Entry]
+    private let segment: DatagramOutbox.Segment
+    private let holderError: FlowError?
+    /// The flow they belong to (nil in tests).
+    private let flow: Flow?
+
+    /// The completions of `segment` of `entries`, its holder's write having ended with `holderError`.
+    package init(
+        _ entries: [DatagramOutbox.Entry], segment: DatagramOutbox.Segment, holderError: FlowError?, flow: Flow?
+    ) {
+        self.entries = entries
+        self.segment = segment
+        self.holderError = holderError
+        self.flow = flow
+    }
+
+    /// One completion on its own, with its result.
+    init(_ completion: any FlowDatagramCompletion, _ error: FlowError?, flow: Flow) {
+        self.init(
+            [DatagramOutbox.Entry(datagram: nil, completion: completion, error: error)],
+            segment: DatagramOutbox.Segment(range: 0..<1, holder: nil), holderError: nil, flow: flow)
+    }
+
+    /// Whether there is anything to run.
+    package var isEmpty: Bool {
+        !entries[segment.range].contains { $0.completion != nil }
+    }
+
+    /// Runs every completion, in order.
+    package func runAll() {
+        for index in segment.range {
+            entries[index].completion?.run(
+                DatagramOutbox.result(of: index, in: segment, of: entries, holderError: holderError))
+        }
+    }
+
+    /// Runs every completion, in order, as one of the application's callbacks for the flow: sends
+    /// they make wake its event loop once, after the last (`Flow.runCallback`).
+    package func runAsCallback() {
+        guard let flow else { return runAll() }
+        flow.runCallback { runAll() }
+    }
+
+    /// Hands the batch on through its first completion (all belong to one flow).
+    func deliver() {
+        guard let first = entries[segment.range].firstIndex(where: { $0.completion != nil }) else { return }
+        entries[first].completion?.deliver(self)
+    }
+}
