@@ -29,12 +29,12 @@ extension Flow {
         send(buffer, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
     }
 
-    /// Queues a receive whose bytes arrive as `Data` (see `FlowReceiver.data`). The completion
+    /// Queues a receive whose bytes arrive as `Data` (see `FlowReceiver`). The completion
     /// runs on the event loop.
     package func receive(
         minimum: Int, maximum: Int, dataCompletion: @escaping @Sendable (DataReceiveOutcome) -> Void
     ) {
-        receive(minimum: minimum, maximum: maximum, receiver: .data(dataCompletion))
+        receive(minimum: minimum, maximum: maximum, receiver: FlowReceiver(dataCompletion))
     }
 
     /// Runs `body` on the flow's event loop, later.

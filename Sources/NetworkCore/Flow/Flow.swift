@@ -25,7 +25,6 @@ import Synchronization
 /// on the event loop in the order they happened.
 package final class Flow: @unchecked Sendable {
     package typealias StateHandler = @Sendable (FlowConnectionState) -> Void
-    package typealias ReceiveCompletion = @Sendable (ReceiveOutcome) -> Void
     /// Called with the send's error, if any, and a ticket through which the handler must run
     /// (see `SendCompletionTicket`).
     package typealias SendCompletion = @Sendable (FlowError?, SendCompletionTicket) -> Void
@@ -188,12 +187,7 @@ package final class Flow: @unchecked Sendable {
         submit { self.perform(self.machine.cancel(force: force)) }
     }
 
-    /// Queues a receive. The completion runs on the event loop.
-    package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
-        receive(minimum: minimum, maximum: maximum, receiver: .buffers(completion))
-    }
-
-    /// Queues a receive whose completion takes the bytes in the form `receiver` says.
+    /// Queues a receive. The receiver's completion runs on the event loop.
     func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
         submit(.receive(minimum: minimum, maximum: maximum, receiver: receiver))
     }
