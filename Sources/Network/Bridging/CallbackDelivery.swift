@@ -6,12 +6,21 @@ import Synchronization
 /// were produced. Events produced before `start` wait and go out, in order, once it is called:
 /// nothing reaches user code before `start`.
 final class CallbackDelivery: Sendable {
-    private struct State {
-        var queue: DispatchQueue?
-        var backlog: [@Sendable () -> Void] = []
+    /// One word (every connection has a delivery): the backlog exists only until the queue does.
+    private enum State {
+        case waiting(backlog: [@Sendable () -> Void])
+        case started(DispatchQueue)
+
+        /// Adds `work` to the backlog (taking the array out first, so appending does not copy it).
+        mutating func holdBack(_ work: @escaping @Sendable () -> Void) {
+            guard case .waiting(var backlog) = self else { return }
+            self = .waiting(backlog: [])
+            backlog.append(work)
+            self = .waiting(backlog: backlog)
+        }
     }
 
-    private let state = Mutex(State())
+    private let state = Mutex(State.waiting(backlog: []))
     private let batcher: DeliveryBatcher?
 
     /// `batcher`: the one of the event loop the events are produced on, whose turns are batched.
@@ -20,15 +29,19 @@ final class CallbackDelivery: Sendable {
     }
 
     /// The queue, once started.
-    var queue: DispatchQueue? { state.withLock { $0.queue } }
+    var queue: DispatchQueue? {
+        state.withLock { state in
+            if case .started(let queue) = state { return queue }
+            return nil
+        }
+    }
 
     /// Sets the queue and flushes the backlog; returns false if it was already started.
     func start(queue: DispatchQueue) -> Bool {
         state.withLock { state in
-            guard state.queue == nil else { return false }
-            state.queue = queue
-            for work in state.backlog { queue.async(execute: work) }
-            state.backlog = []
+            guard case .waiting(let backlog) = state else { return false }
+            state = .started(queue)
+            for work in backlog { queue.async(execute: work) }
             return true
         }
     }
@@ -41,22 +54,24 @@ final class CallbackDelivery: Sendable {
     /// before this call goes to the queue first: events leave in the order they were produced.
     func deliverInOrder(_ work: @escaping @Sendable () -> Void) {
         state.withLock { state in
-            if let queue = state.queue {
+            switch state {
+            case .started(let queue):
                 batcher?.flushIfOnLoop()
                 queue.async(execute: work)
-            } else {
-                state.backlog.append(work)
+            case .waiting:
+                state.holdBack(work)
             }
         }
     }
 
     func deliver(_ work: @escaping @Sendable () -> Void) {
         state.withLock { state in
-            if let queue = state.queue {
+            switch state {
+            case .started(let queue):
                 // Enqueued under the lock so concurrent producers cannot reorder.
                 if let batcher { batcher.enqueue(work, on: queue) } else { queue.async(execute: work) }
-            } else {
-                state.backlog.append(work)
+            case .waiting:
+                state.holdBack(work)
             }
         }
     }

@@ -54,8 +54,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         }
         self.flow = Flow(configuration: configuration)
         self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
-        // Weak until started: an unstarted connection nobody holds simply goes away.
-        flow.observe { [weak self] state in self?.flowStateChanged(state) }
+        // The flow is observed from `start` (or a `cancel` before it) on, not from here: until
+        // then nothing changes its state, and an unstarted connection nobody holds simply goes
+        // away. (Observing it weakly from here would cost every connection a weak-reference
+        // side table for its whole life.)
     }
 
     /// Creates an outbound connection to `host` and `port`.
@@ -70,7 +72,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.flow = flow
         self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
-        flow.observe { [weak self] state in self?.flowStateChanged(state) }
+        // Observed from `start` or `cancel` on, as an outbound connection.
     }
 
     // MARK: - Life cycle
@@ -78,10 +80,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Starts establishing the connection; callbacks will run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
         guard delivery.start(queue: queue) else { return }
-        // Once started, the flow keeps the connection alive (as Apple's framework does) until
-        // it is cancelled, when the flow drops this handler.
-        flow.observe { [self] state in self.flowStateChanged(state) }
+        observeFlow()
         flow.start()
+    }
+
+    /// From here on the flow reports its states to this connection, and keeps it alive (as
+    /// Apple's framework does) until it is cancelled, when the flow drops the handler.
+    private func observeFlow() {
+        flow.observe { [self] state in self.flowStateChanged(state) }
     }
 
     /// The queue given to ``start(queue:)``, nil before.
@@ -95,11 +101,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Closes the connection gracefully (a TCP FIN after data already handed to the socket).
     /// Pending receives and sends complete with `ECANCELED`, then the state becomes `cancelled`.
     public final func cancel() {
+        // Not started: the `cancelled` to come must still reach this connection.
+        if delivery.queue == nil { observeFlow() }
         flow.cancel(force: false)
     }
 
     /// Closes the connection at once, resetting it (a TCP RST), then reports `cancelled`.
     public final func forceCancel() {
+        if delivery.queue == nil { observeFlow() }
         flow.cancel(force: true)
     }
 
@@ -284,13 +293,13 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         maximumLength: Int,
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
+        // Captures no more than it needs: an idle connection's pending receive keeps this closure.
         let delivery = self.delivery
         let flow = self.flow
-        let isDatagram = flow.transportKind == .udp
         flow.receive(
             minimum: minimumIncompleteLength, maximum: maximumLength,
             dataCompletion: { outcome in
-                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: isDatagram)
+                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: flow.transportKind == .udp)
                 delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
@@ -416,7 +425,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             guard flow.transportKind == .tcp else { return nil }
             // Bytes received and not yet read by the application, and bytes it sent that the
             // peer has not acknowledged yet (queued in the flow, in the kernel, or in flight).
-            let (receive, send) = flow.tcpBufferFacts(shared.withLock { $0.readyFacts })
+            let (receive, send) = flow.tcpBufferFacts(ready: shared.withLock { $0.readyFacts != nil })
             let flow = self.flow
             return NWProtocolTCP.Metadata(availableReceiveBuffer: receive, availableSendBuffer: send) { rate in
                 flow.setMaximumPacingRate(bytesPerSecond: rate)

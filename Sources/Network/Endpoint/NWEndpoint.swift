@@ -6,8 +6,9 @@ public enum NWEndpoint: CustomDebugStringConvertible, Equatable, Hashable, Senda
     /// A host (a name or a literal address) and a port.
     case hostPort(host: NWEndpoint.Host, port: NWEndpoint.Port)
     /// A Bonjour (DNS-SD) service instance: instance name, service type such as `_http._tcp`,
-    /// domain such as `local.`, and optionally the interface it was found on.
-    case service(name: String, type: String, domain: String, interface: NWInterface?)
+    /// domain such as `local.`, and optionally the interface it was found on. (Boxed: inline,
+    /// its three strings would make every endpoint, and so every connection, larger.)
+    indirect case service(name: String, type: String, domain: String, interface: NWInterface?)
     /// A Unix-domain socket at a file-system path.
     case unix(path: String)
     /// A URL; the host and port to connect to are derived from it.

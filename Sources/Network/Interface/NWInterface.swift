@@ -80,14 +80,15 @@ public struct NWInterface: CustomDebugStringConvertible, Equatable, Hashable, Se
         case cell(Cellular)
     }
 
-    /// The category of the interface.
-    public let type: InterfaceType
-
     /// The interface's name as the kernel knows it, such as `lo` or `eth0`.
     public let name: String
 
     /// The kernel's index for the interface (what `if_nametoindex(3)` returns).
     public let index: Int
+
+    /// The category of the interface. (Declared last, so no padding follows the one-byte field:
+    /// the value is stored in every endpoint, and so in every connection.)
+    public let type: InterfaceType
 
     /// Creates an interface value from facts the engine already knows.
     package init(name: String, index: Int, type: InterfaceType) {

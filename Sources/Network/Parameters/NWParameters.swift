@@ -10,7 +10,17 @@ import Synchronization
 public final class NWParameters: CustomDebugStringConvertible, Sendable {
 
     private struct State {
-        var requiredInterface: NWInterface?
+        /// The required interface and local endpoint: rarely set, and large inline, so boxed
+        /// (parameters are often made per connection, as `.tcp` does on every access).
+        private var origin: RequiredOrigin?
+        var requiredInterface: NWInterface? {
+            get { origin?.interface }
+            set { origin = RequiredOrigin.make(interface: newValue, localEndpoint: requiredLocalEndpoint) }
+        }
+        var requiredLocalEndpoint: NWEndpoint? {
+            get { origin?.localEndpoint }
+            set { origin = RequiredOrigin.make(interface: requiredInterface, localEndpoint: newValue) }
+        }
         var requiredInterfaceType: NWInterface.InterfaceType = .other
         var prohibitedInterfaces: [NWInterface]?
         var prohibitedInterfaceTypes: [NWInterface.InterfaceType]?
@@ -18,7 +28,6 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
         var prohibitConstrainedPaths = false
         var allowUltraConstrainedPaths = false
         var preferNoProxies = false
-        var requiredLocalEndpoint: NWEndpoint?
         var allowLocalEndpointReuse = false
         var acceptLocalOnly = false
         var includePeerToPeer = false
@@ -30,6 +39,23 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
         var attribution: Attribution = .developer
         var privacyContext: PrivacyContext = .default
         var customIPProtocolNumber: UInt8?
+    }
+
+    /// Where traffic must originate: an interface, a local endpoint. Immutable, so copies of
+    /// the state share it; a change replaces it.
+    private final class RequiredOrigin: Sendable {
+        let interface: NWInterface?
+        let localEndpoint: NWEndpoint?
+
+        private init(interface: NWInterface?, localEndpoint: NWEndpoint?) {
+            self.interface = interface
+            self.localEndpoint = localEndpoint
+        }
+
+        /// Nil when neither is set.
+        static func make(interface: NWInterface?, localEndpoint: NWEndpoint?) -> RequiredOrigin? {
+            interface == nil && localEndpoint == nil ? nil : RequiredOrigin(interface: interface, localEndpoint: localEndpoint)
+        }
     }
 
     private let state: Mutex<State>

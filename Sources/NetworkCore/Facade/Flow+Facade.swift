@@ -54,20 +54,12 @@ extension Flow {
         return buffer
     }
 
-    /// Queues a receive whose bytes arrive as `Data` (large buffers without a copy: the `Data`
-    /// keeps NIO's storage). The completion runs on the event loop.
+    /// Queues a receive whose bytes arrive as `Data` (see `FlowReceiver`). The completion
+    /// runs on the event loop.
     package func receive(
         minimum: Int, maximum: Int, dataCompletion: @escaping @Sendable (DataReceiveOutcome) -> Void
     ) {
-        receive(minimum: minimum, maximum: maximum) { outcome in
-            switch outcome {
-            case .data(let buffer, let isComplete, let isFinal):
-                let data = buffer.map { Data(buffer: $0, byteTransferStrategy: .automatic) }
-                dataCompletion(.data(data, isComplete: isComplete, isFinal: isFinal))
-            case .failure(let error):
-                dataCompletion(.failure(error))
-            }
-        }
+        receive(minimum: minimum, maximum: maximum, receiver: FlowReceiver(dataCompletion))
     }
 
     /// Runs `body` on the flow's event loop, later.
@@ -84,7 +76,7 @@ extension Flow {
         eventLoop.preconditionInEventLoop()
         return FlowReadyFacts(
             local: transport.channel?.localAddress, remote: peerAddress, isDatagram: receives.mode == .datagram,
-            tlsSession: tlsSession?.facts)
+            tls: tlsSession)
     }
 
     /// Calls `body` on the event loop with the establishment report as it is then.
@@ -97,31 +89,32 @@ extension Flow {
     /// unacked). From any thread, never waiting: the flow's own counts are live; the kernel's
     /// part is read now on the event loop, and elsewhere is the loop's last reading, a fresh
     /// one being requested for the next call (see docs/connection-semantics.md).
-    package func tcpBufferFacts(_ facts: FlowReadyFacts?) -> (received: UInt32, unacknowledged: UInt32) {
+    package func tcpBufferFacts(ready: Bool) -> (received: UInt32, unacknowledged: UInt32) {
         let received = UInt32(clamping: unreadInboundBytes.load(ordering: .relaxed))
         let unwritten = UInt64(mailbox.budget { $0.unwritten })
-        var kernel: UInt64 = 0
+        var kernel: UInt32 = 0
         if eventLoop.inEventLoop {
             kernel = kernelUnacknowledgedOnLoop() ?? 0
-            facts?.kernelUnacknowledged.store(kernel, ordering: .relaxed)
-        } else if let facts {
-            // (Not ready yet, without facts: nothing was sent on the socket, the kernel part is 0.)
-            kernel = facts.kernelUnacknowledged.load(ordering: .relaxed)
+            if ready { kernelUnacknowledged.store(kernel, ordering: .relaxed) }
+        } else if ready {
+            // (Not ready yet: nothing was sent on the socket, the kernel part is 0.)
+            kernel = kernelUnacknowledged.load(ordering: .relaxed)
             // One refresh on its way at a time, however often this is asked.
-            if !facts.kernelRefreshPending.exchange(true, ordering: .relaxed) {
+            if !kernelRefreshPending.exchange(true, ordering: .relaxed) {
                 eventLoop.execute {
-                    facts.kernelRefreshPending.store(false, ordering: .relaxed)
-                    facts.kernelUnacknowledged.store(self.kernelUnacknowledgedOnLoop() ?? 0, ordering: .relaxed)
+                    self.kernelRefreshPending.store(false, ordering: .relaxed)
+                    self.kernelUnacknowledged.store(self.kernelUnacknowledgedOnLoop() ?? 0, ordering: .relaxed)
                 }
             }
         }
-        return (received, UInt32(clamping: unwritten + kernel))
+        return (received, UInt32(clamping: unwritten + UInt64(kernel)))
     }
 
-    /// TCP_INFO's notsent + unacked for the flow's socket, read now; on the loop only.
-    private func kernelUnacknowledgedOnLoop() -> UInt64? {
+    /// TCP_INFO's notsent + unacked for the flow's socket (clamped to 32 bits), read now; on
+    /// the loop only.
+    private func kernelUnacknowledgedOnLoop() -> UInt32? {
         guard let info = tcpInfoOnLoop() else { return nil }
-        return UInt64(info.notsentBytes) + info.unacknowledgedBytes
+        return UInt32(clamping: UInt64(info.notsentBytes) + info.unacknowledgedBytes)
     }
 
     /// The kernel's TCP_INFO, read now; on the loop only, nil for datagram flows or without a

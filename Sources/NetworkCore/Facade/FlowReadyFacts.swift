@@ -1,30 +1,32 @@
 import NIOCore
 import NetworkSystem
-import Synchronization
 
 /// What a flow knew when it became ready (addresses, datagram or stream, the negotiated TLS
 /// session), taken on its event loop and then readable from any thread without a hop: the
 /// connection keeps it, so `currentPath`, metadata and `maximumDatagramSize` answer the same on
-/// the loop and off it. One allocation per ready connection; the addresses are NIO's own
-/// (shared, not copied) until someone asks for them.
-package final class FlowReadyFacts: Sendable {
+/// the loop and off it. A value of four words, kept inline by the connection (no allocation per
+/// ready connection); the addresses are NIO's own (shared, not copied) until someone asks for
+/// them, and the TLS session stays in the flow's box.
+package struct FlowReadyFacts: Sendable {
     private let local: SocketAddress?
     private let remote: SocketAddress?
+    private let tls: TLSSessionBox?
     /// Whether the flow carries datagrams (UDP) rather than a stream.
     package let isDatagram: Bool
-    /// The negotiated TLS session, if the stack has TLS.
-    package let tlsSession: TLSSessionFacts?
-    /// TCP_INFO's notsent + unacked as last read on the loop (see `Flow.tcpBufferFacts`).
-    let kernelUnacknowledged = Atomic<UInt64>(0)
-    /// A refresh of `kernelUnacknowledged` is on its way to the loop.
-    let kernelRefreshPending = Atomic<Bool>(false)
 
     init(local: SocketAddress?, remote: SocketAddress?, isDatagram: Bool, tlsSession: TLSSessionFacts?) {
+        self.init(local: local, remote: remote, isDatagram: isDatagram, tls: tlsSession.map(TLSSessionBox.init))
+    }
+
+    init(local: SocketAddress?, remote: SocketAddress?, isDatagram: Bool, tls: TLSSessionBox?) {
         self.local = local
         self.remote = remote
         self.isDatagram = isDatagram
-        self.tlsSession = tlsSession
+        self.tls = tls
     }
+
+    /// The negotiated TLS session, if the stack has TLS.
+    package var tlsSession: TLSSessionFacts? { tls?.facts }
 
     /// The local address in use.
     package var localAddress: FlowAddress? { local.map(FlowAddress.init) }

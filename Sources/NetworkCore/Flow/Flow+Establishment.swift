@@ -16,8 +16,9 @@ extension Flow {
             perform(machine.establishmentFailed(unsupported, fatal: true))
             return
         }
-        if let channel = acceptedChannel {
-            acceptedChannel = nil
+        // An accepted flow: no setup (only outbound flows have one), its socket from the start.
+        // (It is established once: it never waits, so `establish` does not come again.)
+        if setup == nil, case .owned(let channel) = transport {
             establishAccepted(channel)
             return
         }
@@ -32,10 +33,11 @@ extension Flow {
         }
         let attempt = Establishment(flow: self, configuration: configuration)
         establishment = attempt
-        if configuration.tcp.connectionTimeout > 0 {
-            establishmentTimeout?.cancel()
-            establishmentTimeout = eventLoop.scheduleTask(in: .seconds(Int64(configuration.tcp.connectionTimeout))) {
-                [weak self] in
+        if configuration.tcp.connectionTimeout > 0, let setup {
+            setup.establishmentTimeout?.cancel()
+            setup.establishmentTimeout = eventLoop.scheduleTask(
+                in: .seconds(Int64(configuration.tcp.connectionTimeout))
+            ) { [weak self] in
                 self?.establishmentTimedOut(attempt)
             }
         }
@@ -113,11 +115,14 @@ extension Flow {
     }
 
     func stopEstablishment() {
-        establishmentTimeout?.cancel()
-        establishmentTimeout = nil
+        cancelEstablishmentTimeout()
         establishment?.abandon()
         establishment = nil
-        acceptedChannel = nil
+    }
+
+    private func cancelEstablishmentTimeout() {
+        setup?.establishmentTimeout?.cancel()
+        setup?.establishmentTimeout = nil
     }
 
     /// The idempotent sends (no completion) at the head of the queue, joined: the data Fast Open
@@ -135,8 +140,7 @@ extension Flow {
             return
         }
         establishment = nil
-        establishmentTimeout?.cancel()
-        establishmentTimeout = nil
+        cancelEstablishmentTimeout()
         record(attempt, result: result)
         switch result {
         case .success(let channel):

@@ -5,19 +5,19 @@ import NetworkDNS
 /// Receives on the loop, and reading from the socket only while someone will take the bytes
 /// (up to the high-water marks: backpressure).
 extension Flow {
-    func receiveOnLoop(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
+    func receiveOnLoop(minimum: Int, maximum: Int, receiver: FlowReceiver) {
         if let error = machine.receiveRejection {
-            completion(.failure(error))
+            receiver.complete(.failure(error))
             return
         }
-        complete(receives.enqueue(minimum: minimum, maximum: maximum, token: completion))
+        complete(receives.enqueue(minimum: minimum, maximum: maximum, token: receiver))
         requestReadIfNeeded()
     }
 
     /// Calls the completions of receives that finished, in order; a stream whose end they
     /// delivered may now be over.
-    func complete(_ finished: [(ReceiveCompletion, ReceiveOutcome)]) {
-        for (completion, outcome) in finished { completion(outcome) }
+    func complete(_ finished: [(FlowReceiver, ReceiveOutcome)]) {
+        for (receiver, outcome) in finished { receiver.complete(outcome) }
         if receives.endOfStreamDelivered { endIfBothDirectionsClosed() }
     }
 
@@ -54,8 +54,8 @@ extension Flow {
     func takeLazyOperations() {
         guard readArmed else { return }
         for operation in mailbox.takeLazy() {
-            if case .receive(let minimum, let maximum, let completion) = operation {
-                receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
+            if case .receive(let minimum, let maximum, let receiver) = operation {
+                receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
             }
         }
     }

@@ -25,17 +25,31 @@ import Synchronization
 /// on the event loop in the order they happened.
 package final class Flow: @unchecked Sendable {
     package typealias StateHandler = @Sendable (FlowConnectionState) -> Void
-    package typealias ReceiveCompletion = @Sendable (ReceiveOutcome) -> Void
     /// Called with the send's error, if any, and a ticket through which the handler must run
     /// (see `SendCompletionTicket`).
     package typealias SendCompletion = @Sendable (FlowError?, SendCompletionTicket) -> Void
 
+    // The stored properties are declared in an order that leaves almost no padding (small
+    // fields fill the holes next to larger ones): every idle connection pays for each byte.
     package let eventLoop: EventLoop
     /// TCP or UDP.
     package let transportKind: FlowTransportKind
-    /// The flow's number in log lines (`C<n>`). Declared right here, it fills the padding after
-    /// `transportKind` (one byte before an 8-byte-aligned field), so an idle connection pays
-    /// nothing for it.
+    // Loop-only flags, in the padding after `transportKind`.
+    var needsFlush = false
+    var readInFlight = false {
+        didSet { updateReadArming() }
+    }
+    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
+    /// outstanding read instead of waking the loop (see `updateReadArming`).
+    var readArmed = false
+    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
+    /// writes whenever it has nothing left to write.
+    var directSocketAttached = false
+    /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
+    /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
+    /// (`FlowStateMachine.bothDirectionsClosed`).
+    var outputShut = false
+    /// The flow's number in log lines (`C<n>`).
     package let logID = LogIDs.nextConnection()
     // (Where an outbound flow goes lives in `setup` until it is ready; an inbound flow's peer
     // is its socket's. Not kept per flow: every connection pays for each stored byte.)
@@ -54,9 +68,16 @@ package final class Flow: @unchecked Sendable {
     /// leaves in one flush.
     let mailbox = FlowMailbox()
 
-    // Everything below is touched on `eventLoop` only.
+    // Everything below is touched on `eventLoop` only, unless it is atomic.
     var machine = FlowStateMachine()
-    var receives: ReceiveQueue<ReceiveCompletion> {
+    /// A refresh of `kernelUnacknowledged` is on its way to the loop.
+    let kernelRefreshPending = Atomic<Bool>(false)
+    /// Drains in progress (nested at most a few deep); the flush waits until none is.
+    var batchDepth: Int16 = 0
+    /// TCP_INFO's notsent + unacked as last read on the loop, for readers on other threads
+    /// (see `tcpBufferFacts`); clamped, as the metadata that reports it is 32 bits wide.
+    let kernelUnacknowledged = Atomic<UInt32>(0)
+    var receives: ReceiveQueue<FlowReceiver> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
         didSet {
             unreadInboundBytes.store(receives.bufferedBytes, ordering: .relaxed)
@@ -69,25 +90,8 @@ package final class Flow: @unchecked Sendable {
     var sendPath = FlowSendPath()
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
-    var batchDepth = 0
-    var needsFlush = false
-    var readInFlight = false {
-        didSet { updateReadArming() }
-    }
-    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
-    /// outstanding read instead of waking the loop (see `updateReadArming`).
-    var readArmed = false
-    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
-    /// writes whenever it has nothing left to write.
-    var directSocketAttached = false
-    /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
-    /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
-    /// (`FlowStateMachine.bothDirectionsClosed`).
-    var outputShut = false
     var stateHandler: StateHandler?
     var establishment: Establishment?
-    var acceptedChannel: Channel?
-    var establishmentTimeout: Scheduled<Void>?
     package internal(set) var report = FlowReport()
     /// The negotiated TLS session, boxed (most flows have none).
     var tlsSession: TLSSessionBox?
@@ -107,7 +111,6 @@ package final class Flow: @unchecked Sendable {
         self.transportKind = .tcp
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .stream)
-        self.acceptedChannel = channel
         self.transport = .owned(channel)
     }
 
@@ -158,8 +161,9 @@ package final class Flow: @unchecked Sendable {
 
     // MARK: - Public operations (any thread)
 
-    /// Sets the receiver of every state change (including a `cancelled` that comes before
-    /// `start`). Call it once, right after creating the flow, before handing the flow out.
+    /// Sets the receiver of every later state change (including a `cancelled` that comes before
+    /// `start`); a later call replaces it. Call it before the operation whose states it must see
+    /// (`start`, or a `cancel` before `start`): nothing but those changes an unstarted flow's state.
     package func observe(_ stateHandler: @escaping StateHandler) {
         submit {
             guard self.machine.state != .cancelled else { return }
@@ -198,12 +202,12 @@ package final class Flow: @unchecked Sendable {
         submit { self.perform(self.machine.cancel(force: force)) }
     }
 
-    /// Queues a receive. The completion runs on the event loop. On a stream with a read
-    /// outstanding and nothing buffered, it does not wake the loop: the loop takes it when the
-    /// read brings something (`FlowInbox.readArmed`).
-    package func receive(minimum: Int, maximum: Int, completion: @escaping ReceiveCompletion) {
+    /// Queues a receive. The receiver's completion runs on the event loop. On a stream with a
+    /// read outstanding and nothing buffered, it does not wake the loop: the loop takes it when
+    /// the read brings something (`FlowInbox.readArmed`).
+    func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
         let lazy = EngineTuning.directIO
-        if mailbox.submit(.receive(minimum: minimum, maximum: maximum, completion: completion), lazy: lazy) {
+        if mailbox.submit(.receive(minimum: minimum, maximum: maximum, receiver: receiver), lazy: lazy) {
             wakeLoop()
         }
     }
@@ -287,8 +291,8 @@ package final class Flow: @unchecked Sendable {
         for operation in operations {
             switch operation {
             case .send(let send): sendOnLoop(takeDatagramBytes(send, from: &datagramBytes))
-            case .receive(let minimum, let maximum, let completion):
-                receiveOnLoop(minimum: minimum, maximum: maximum, completion: completion)
+            case .receive(let minimum, let maximum, let receiver):
+                receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
             case .other(let body): body()
             }
         }

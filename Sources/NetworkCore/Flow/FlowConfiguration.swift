@@ -61,7 +61,10 @@ package struct FlowConfiguration: Sendable {
     package var ip = IPSocketSettings()
     package var trafficClass: TrafficClass = .bestEffort
     /// `requiredLocalEndpoint`.
-    package var localTarget: FlowTarget?
+    package var localTarget: FlowTarget? {
+        get { localTargetBox?.value }
+        set { localTargetBox = newValue.map(Box.init) }
+    }
     package var allowLocalEndpointReuse = false
     /// `requiredInterface`, by kernel index.
     package var requiredInterfaceIndex: Int?
@@ -77,7 +80,17 @@ package struct FlowConfiguration: Sendable {
     package var multipath = false
     package var prohibitConstrained = false
     /// TLS over the transport (TCP only for now), nil for none.
-    package var tls: FlowTLSConfiguration?
+    package var tls: FlowTLSConfiguration? {
+        get { tlsBox?.value }
+        set { tlsBox = newValue.map(Box.init) }
+    }
+
+    // The settings most flows leave unset, boxed (immutable, replaced on change): inline they
+    // would add ~170 bytes to every copy of the configuration, including the one each
+    // connection keeps until it is ready.
+    private var tlsBox: Box<FlowTLSConfiguration>?
+    private var localTargetBox: Box<FlowTarget>?
+    private var addressLookupBox: Box<any AddressLookup>?
     /// Happy Eyeballs' connection attempt delay: how long an attempt runs alone before the next
     /// address is tried alongside it (clamped to 100 ms … 2 s by the racer).
     package var connectionAttemptDelay: TimeAmount = .milliseconds(250)
@@ -91,12 +104,20 @@ package struct FlowConfiguration: Sendable {
     package var allowExpiredDNS = false
     /// How host names are looked up; nil for `DNSResolverAddressLookup` (NetworkDNS's resolver),
     /// honouring `allowExpiredDNS`.
-    package var addressLookup: (any AddressLookup)?
+    package var addressLookup: (any AddressLookup)? {
+        get { addressLookupBox?.value }
+        set { addressLookupBox = newValue.map(Box.init) }
+    }
     /// Set when the parameters ask for something this build cannot provide yet (for example TLS
     /// before the TLS issue lands). The flow fails with it instead of silently doing less.
     package var unsupported: FlowError?
 
     package init(target: FlowTarget) {
         self.target = target
+    }
+
+    private final class Box<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 }

@@ -1,7 +1,7 @@
 /// What another thread asks of a flow; waits in its mailbox until the event loop runs it.
 enum FlowOperation: Sendable {
     case send(FlowSend)
-    case receive(minimum: Int, maximum: Int, completion: Flow.ReceiveCompletion)
+    case receive(minimum: Int, maximum: Int, receiver: FlowReceiver)
     case other(@Sendable () -> Void)
 }
 

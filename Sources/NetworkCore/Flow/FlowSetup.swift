@@ -1,7 +1,12 @@
-/// What an outbound flow needs only until it is established: its configuration and, while it
-/// waits, its watch on the network. Boxed in the flow and released at `ready`.
+import NIOCore
+
+/// What an outbound flow needs only until it is established: its configuration, the connection
+/// timeout of the establishment in progress and, while it waits, its watch on the network.
+/// Boxed in the flow and released at `ready`.
 final class FlowSetup {
     let configuration: FlowConfiguration
+    /// Fails the establishment in progress when the connection timeout expires.
+    var establishmentTimeout: Scheduled<Void>?
     /// While waiting: the path-engine subscription, and the path it saw first (a retry comes
     /// on a change from it, not on the snapshot every subscription starts with).
     var pathWatch: PathSubscription? {

@@ -2,12 +2,9 @@
 // `Network` fills these from NWProtocolTCP/UDP/IP.Options; NetworkCore asks
 // `SocketOptionPlan` which setsockopt calls they mean. Zero / false means "system default".
 
-/// TCP knobs, field for field the ones of `NWProtocolTCP.Options`.
+/// TCP knobs, field for field the ones of `NWProtocolTCP.Options` (the flags after the numbers,
+/// so they share one word: every connection keeps a copy until it is ready).
 package struct TCPSocketSettings: Sendable, Equatable {
-    package var noDelay = false
-    package var noPush = false
-    package var noOptions = false
-    package var enableKeepalive = false
     package var keepaliveCount = 0
     package var keepaliveIdle = 0
     package var keepaliveInterval = 0
@@ -15,6 +12,10 @@ package struct TCPSocketSettings: Sendable, Equatable {
     package var connectionTimeout = 0
     package var persistTimeout = 0
     package var connectionDropTime = 0
+    package var noDelay = false
+    package var noPush = false
+    package var noOptions = false
+    package var enableKeepalive = false
     package var retransmitFinDrop = false
     package var disableAckStretching = false
     package var enableFastOpen = false

@@ -99,6 +99,26 @@ import Testing
             + "multipath: handover, fast open, expired DNS: allow, attribution: user")
     }
 
+    @Test("the required interface and local endpoint are set, kept and cleared independently, also in copies")
+    func requiredOriginFields() {
+        let params = NWParameters.tcp
+        let lo = NWInterface(name: "lo", index: 1, type: .loopback)
+        let local = NWEndpoint.hostPort(host: "127.0.0.1", port: 5000)
+        params.requiredInterface = lo
+        params.requiredLocalEndpoint = local
+        let copy = params.copy()
+        params.requiredInterface = nil
+        #expect(params.requiredInterface == nil)
+        #expect(params.requiredLocalEndpoint == local)
+        #expect(copy.requiredInterface == lo, "a change to the original reached its copy")
+        copy.requiredLocalEndpoint = nil
+        #expect(copy.requiredInterface == lo)
+        #expect(copy.requiredLocalEndpoint == nil)
+        #expect(params.requiredLocalEndpoint == local, "a change to the copy reached the original")
+        params.requiredLocalEndpoint = nil
+        #expect(params.requiredInterface == nil && params.requiredLocalEndpoint == nil)
+    }
+
     @Test func copyIsDeep() throws {
         let original = NWParameters.tls
         original.allowFastOpen = true
