@@ -206,7 +206,8 @@ package final class Flow: @unchecked Sendable {
     /// read outstanding and nothing buffered, it does not wake the loop: the loop takes it when
     /// the read brings something (`FlowInbox.readArmed`).
     func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
-        let lazy = EngineTuning.directIO
+        // (A receive the loop answers at once, such as invalid bounds, must reach it now.)
+        let lazy = EngineTuning.directIO && ReceiveQueue<FlowReceiver>.validBounds(minimum: minimum, maximum: maximum)
         if mailbox.submit(.receive(minimum: minimum, maximum: maximum, receiver: receiver), lazy: lazy) {
             wakeLoop()
         }

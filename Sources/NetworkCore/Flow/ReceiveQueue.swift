@@ -51,8 +51,13 @@ package struct ReceiveQueue<Token> {
     package var bufferedDatagramCount: Int { datagrams.count }
 
     /// Queues a receive. Invalid bounds complete at once with `EINVAL`.
+    /// Whether a receive may ask for these bounds (others fail at once with EINVAL).
+    package static func validBounds(minimum: Int, maximum: Int) -> Bool {
+        minimum >= 0 && maximum > 0 && minimum <= maximum
+    }
+
     package mutating func enqueue(minimum: Int, maximum: Int, token: Token) -> [(Token, ReceiveOutcome)] {
-        if minimum < 0 || maximum <= 0 || minimum > maximum {
+        if !Self.validBounds(minimum: minimum, maximum: maximum) {
             // Completing out of order here is harmless: this receive never waited.
             return [(token, .failure(.posix(EINVAL)))]
         }
