@@ -224,10 +224,16 @@ package final class Flow: @unchecked Sendable {
     ) {
         let send = FlowSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
         // Datagram sends keep no budget: they complete once handed to the socket.
-        let wake =
-            transportKind == .tcp
-            ? mailbox.submitStreamSend(send) { $0.completion?(nil, SendCompletionTicket(flow: self, early: true)) }
-            : submitDatagram(send)
+        guard transportKind == .tcp else {
+            if submitDatagram(send) { wakeLoop() }
+            return
+        }
+        let (wake, written) = mailbox.submitStreamSend(send) {
+            $0.completion?(nil, SendCompletionTicket(flow: self, early: true))
+        }
+        if written > 0 {
+            NetworkLog.connection.trace("send \(written) bytes (from the sender's thread)", metadata: logMetadata)
+        }
         if wake { wakeLoop() }
     }
 

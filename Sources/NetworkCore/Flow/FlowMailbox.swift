@@ -32,15 +32,16 @@ struct FlowMailbox: ~Copyable {
     /// Queues a stream send, admitting it to the send budget, or writes it to the socket from
     /// this thread when the loop armed direct writes. A send whose bytes fit (or went out)
     /// completes now: `completeNow` runs under the lock, so concurrent senders' completions keep
-    /// their order. True when the loop must be woken.
-    func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> Bool {
+    /// their order. Answers whether the loop must be woken, and how many bytes went to the
+    /// socket from this thread.
+    func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
         var send = send
         if send.data != nil,
             let socket = inbox.withLock({ $0.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) })
         {
             var data = send.data ?? ByteBuffer()
             let written = Self.write(&data, to: socket)
-            return inbox.withLock { inbox -> Bool in
+            let wake = inbox.withLock { inbox -> Bool in
                 if data.readableBytes == 0 {
                     let completes = send.completion != nil
                     let wake = inbox.finishDirectWrite(bytes: written, completes: completes)
@@ -57,14 +58,16 @@ struct FlowMailbox: ~Copyable {
                 if inbox.prepend(.send(send)) { wake = true }
                 return wake
             }
+            return (wake, written)
         }
-        return inbox.withLock { inbox -> Bool in
+        let wake = inbox.withLock { inbox -> Bool in
             let admission = inbox.admitSend(
                 bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
             if Self.apply(admission, to: &send) { completeNow(send) }
             send.completion = admission.completeNow ? nil : send.completion
             return inbox.append(.send(send))
         }
+        return (wake, 0)
     }
 
     /// Notes the admission on the send; true when its completion must be called now (the caller
