@@ -15,11 +15,28 @@ import Musl
 package final class DirectSocket: @unchecked Sendable {
     private let descriptor: Int32
 
-    /// Duplicates `descriptor` (close-on-exec); nil when the system refuses (out of descriptors).
+    /// Duplicates `descriptor` (close-on-exec); nil when the system refuses, or when descriptors
+    /// run short: a duplicate whose number lies in the top quarter of the process's limit is
+    /// given back (numbers are handed out lowest first, so a high one means the table is
+    /// filling up), and the connection goes without, so that duplicates never take the
+    /// descriptors an application needs for its connections.
     package init?(duplicating descriptor: Int32) {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return nil }
+        guard UInt64(copy) < Self.duplicateCeiling() else {
+            close(copy)
+            return nil
+        }
         self.descriptor = copy
+    }
+
+    /// Three quarters of the soft limit on open descriptors.
+    private static func duplicateCeiling() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(UInt32(RLIMIT_NOFILE.rawValue)), &limit) == 0,
+            limit.rlim_cur != rlim_t.max
+        else { return UInt64(Int32.max) }
+        return UInt64(limit.rlim_cur) / 4 * 3
     }
 
     deinit {
