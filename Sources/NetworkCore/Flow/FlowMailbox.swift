@@ -53,8 +53,7 @@ struct FlowMailbox: ~Copyable {
                 send.data = data
                 let admission = inbox.admitSend(
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
-                if Self.apply(admission, to: &send) { completeNow(send) }
-                send.completion = admission.completeNow ? nil : send.completion
+                Self.take(admission, for: &send, completeNow: completeNow)
                 if inbox.prepend(.send(send)) { wake = true }
                 return wake
             }
@@ -63,18 +62,21 @@ struct FlowMailbox: ~Copyable {
         let wake = inbox.withLock { inbox -> Bool in
             let admission = inbox.admitSend(
                 bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
-            if Self.apply(admission, to: &send) { completeNow(send) }
-            send.completion = admission.completeNow ? nil : send.completion
+            Self.take(admission, for: &send, completeNow: completeNow)
             return inbox.append(.send(send))
         }
         return (wake, 0)
     }
 
-    /// Notes the admission on the send; true when its completion must be called now (the caller
-    /// then drops it from the send, so the loop does not call it again).
-    private static func apply(_ admission: SendBudget.Admission, to send: inout FlowSend) -> Bool {
+    /// Notes the budget's answer on the send and, when it completes now, calls its completion
+    /// and drops it (so the loop does not call it again).
+    private static func take(
+        _ admission: SendBudget.Admission, for send: inout FlowSend, completeNow: (FlowSend) -> Void
+    ) {
         send.counted = admission.counted
-        return admission.completeNow
+        guard admission.completeNow else { return }
+        completeNow(send)
+        send.completion = nil
     }
 
     /// Everything queued, for the loop.

@@ -1,0 +1,69 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import PeerSupport
+import Testing
+
+@testable import NetworkCore
+
+/// Which sends of a ready plain-TCP flow go to the socket on the sender's thread
+/// (docs/data-path.md, "Which thread does the work"), seen from the flow's own count.
+@Suite("Core.DirectIO")
+struct DirectIOTests {
+    /// Echoes every byte back.
+    final class Echo: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.writeAndFlush(data, promise: nil)
+        }
+    }
+
+    /// Sends `size` bytes once the flow is ready and waits for all of them to come back.
+    static func exchange(_ flow: Flow, size: Int) async throws {
+        let echoed = Recorder<Int>()
+        let bytes = Data(repeating: 7, count: size)
+        // (A completion hands its handler to a queue, as the facade does: it may be called
+        // under the flow's lock.)
+        flow.send(data: bytes, isComplete: true, closesWrite: false) { error, ticket in
+            DispatchQueue.global().async { ticket.run { #expect(error == nil) } }
+        }
+        // Receives until the whole echo came back, and no further (the next exchange's
+        // receives must get the next echo).
+        @Sendable func receiveMore(left: Int) {
+            flow.receive(minimum: 1, maximum: left) { outcome in
+                guard case .data(let data?, _, _) = outcome else { return }
+                echoed.append(data.count)
+                if left > data.count { receiveMore(left: left - data.count) }
+            }
+        }
+        receiveMore(left: size)
+        try await echoed.wait("the echo of \(size) bytes", timeout: 10) { $0.reduce(0, +) >= size }
+    }
+
+    @Test("a small send on a ready connection goes out on the sender's thread; a bulk send through the loop")
+    func smallSendsAreDirect() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.pipeline.addHandler(Echo()) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = try #require(server.localAddress?.port)
+
+        let flow = Flow(configuration: FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil)))
+        let states = Recorder<FlowConnectionState>()
+        flow.observe { states.append($0) }
+        flow.start()
+        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
+        // (The loop arms direct writes right after it reported `ready`.)
+        try await Task.sleep(for: .milliseconds(50))
+
+        try await Self.exchange(flow, size: 100)
+        #expect(flow.mailbox.directlyWrittenBytes == 100, "the send should have gone out on this thread")
+        try await Self.exchange(flow, size: 64 * 1024)
+        #expect(flow.mailbox.directlyWrittenBytes == 100, "sends over the limit go through the loop")
+        try await Self.exchange(flow, size: 10)
+        #expect(flow.mailbox.directlyWrittenBytes == 110, "direct writes resume once the loop wrote everything")
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+}
