@@ -14,7 +14,8 @@ import Synchronization
 /// A flow lives on one event loop and its state is touched only there; its public methods may
 /// be called from any thread and reach the loop through the flow's mailbox (`FlowMailbox`). Its
 /// parts, each in its own file:
-/// - `FlowStateMachine`: the life cycle, and per state what becomes of a send or a receive;
+/// - `FlowStateMachine`: the life cycle, the data of each state (a ready flow's read and the ends
+///   of its two directions), and per state what becomes of a send or a receive;
 /// - `FlowSendPath`: sends waiting for `ready`, datagram assembly, the closed sending side;
 /// - `ReceiveQueue`: inbound data and the receives waiting for it;
 /// - `FlowMailbox` (with `FlowInbox`, `SendBudget`): hand-over from other threads;
@@ -36,19 +37,14 @@ package final class Flow: @unchecked Sendable {
     package let transportKind: FlowTransportKind
     // Loop-only flags, in the padding after `transportKind`.
     var needsFlush = false
-    var readInFlight = false {
-        didSet { updateReadArming() }
-    }
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
     /// outstanding read instead of waking the loop (see `updateReadArming`).
     var readArmed = false
     /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
     /// writes whenever it has nothing left to write.
     var directSocketAttached = false
-    /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
-    /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
-    /// (`FlowStateMachine.bothDirectionsClosed`).
-    var outputShut = false
+    // (The facts that die with `ready`, the read in flight and the ends of the two directions,
+    // live in the state machine's `ready` state.)
     /// The flow's number in log lines (`C<n>`).
     package let logID = LogIDs.nextConnection()
     // (Where an outbound flow goes lives in `setup` until it is ready; an inbound flow's peer
