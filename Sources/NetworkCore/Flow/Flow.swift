@@ -32,21 +32,9 @@ package final class Flow: @unchecked Sendable {
 
     // The stored properties are declared in an order that leaves almost no padding (small
     // fields fill the holes next to larger ones): every idle connection pays for each byte.
+    // (Check with the class's instance size: glibc hands out 16-byte steps, so 8 bytes saved
+    // count only when they cross one.)
     package let eventLoop: EventLoop
-    /// TCP or UDP.
-    package let transportKind: FlowTransportKind
-    // Loop-only flags, in the padding after `transportKind`.
-    var needsFlush = false
-    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
-    /// outstanding read instead of waking the loop (see `updateReadArming`).
-    var readArmed = false
-    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
-    /// writes whenever it has nothing left to write.
-    var directSocketAttached = false
-    // (The facts that die with `ready`, the read in flight and the ends of the two directions,
-    // live in the state machine's `ready` state.)
-    /// The flow's number in log lines (`C<n>`).
-    package let logID = LogIDs.nextConnection()
     // (Where an outbound flow goes lives in `setup` until it is ready; an inbound flow's peer
     // is its socket's. Not kept per flow: every connection pays for each stored byte.)
     /// The full configuration, needed only until the flow is established; boxed and released
@@ -73,6 +61,8 @@ package final class Flow: @unchecked Sendable {
     /// TCP_INFO's notsent + unacked as last read on the loop, for readers on other threads
     /// (see `tcpBufferFacts`); clamped, as the metadata that reports it is 32 bits wide.
     let kernelUnacknowledged = Atomic<UInt32>(0)
+    /// The flow's number in log lines (`C<n>`). (In the padding after the 32-bit counter.)
+    package let logID = LogIDs.nextConnection()
     var receives: ReceiveQueue<FlowReceiver> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
         didSet {
@@ -84,6 +74,19 @@ package final class Flow: @unchecked Sendable {
     let unreadInboundBytes = Atomic<Int>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
+    // The one-byte fields, in the padding after `sendPath` (which ends with flags).
+    /// TCP or UDP.
+    package let transportKind: FlowTransportKind
+    // Loop-only flags.
+    var needsFlush = false
+    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
+    /// outstanding read instead of waking the loop (see `updateReadArming`).
+    var readArmed = false
+    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
+    /// writes whenever it has nothing left to write.
+    var directSocketAttached = false
+    // (The facts that die with `ready`, the read in flight and the ends of the two directions,
+    // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
     var stateHandler: StateHandler?
