@@ -10,24 +10,7 @@ struct FlowStateMachineTests {
     typealias Action = FlowStateMachine.Action
 
     private func machine(in state: FlowConnectionState) -> FlowStateMachine {
-        var m = FlowStateMachine()
-        switch state {
-        case .setup:
-            break
-        case .preparing:
-            _ = m.start()
-        case .ready:
-            _ = m.start()
-            _ = m.establishmentSucceeded()
-        case .waiting(let e):
-            _ = m.start()
-            _ = m.establishmentFailed(e)
-        case .failed(let e):
-            _ = m.start()
-            _ = m.establishmentFailed(e, fatal: true)
-        case .cancelled:
-            _ = m.cancel(force: false)
-        }
+        let m = FlowStateMachine.reaching(state)
         #expect(m.state == state)
         return m
     }
@@ -174,19 +157,144 @@ struct FlowStateMachineDecisionTests {
     }
 }
 
+/// A ready stream ends when both directions have: our output shut and the peer's end delivered,
+/// in either order.
 @Suite("Core.FlowStateMachine.bothDirectionsClosed")
 struct FlowStateMachineBothClosedTests {
-    @Test func aReadyStreamWhoseDirectionsBothEndedFailsWithENOTCONNAndClosesGracefully() {
+    typealias Ready = FlowStateMachine.Ready
+    static let closed = FlowError.posix(ENOTCONN)
+    static let closingActions: [FlowStateMachine.Action] = [
+        .report(.failed(closed)), .failPending(closed), .closeTransport(abortive: false),
+    ]
+
+    private func ready() -> FlowStateMachine {
         var machine = FlowStateMachine()
         _ = machine.start()
         _ = machine.establishmentSucceeded()
-        let error = FlowError.posix(ENOTCONN)
-        #expect(machine.bothDirectionsClosed() == [.report(.failed(error)), .failPending(error), .closeTransport(abortive: false)])
-        #expect(machine.state == .failed(error))
+        return machine
+    }
+
+    @Test func outputShutThenEndOfStreamFailsWithENOTCONNAndClosesGracefully() {
+        var machine = ready()
+        #expect(machine.outputShut() == [])
+        #expect(machine.current == .ready(Ready(outputShut: true)))
+        #expect(machine.endOfStreamDelivered() == Self.closingActions)
+        #expect(machine.state == .failed(Self.closed))
         // Only from ready.
-        #expect(machine.bothDirectionsClosed() == [])
-        var preparing = FlowStateMachine()
-        _ = preparing.start()
-        #expect(preparing.bothDirectionsClosed() == [])
+        #expect(machine.outputShut() == [])
+        #expect(machine.endOfStreamDelivered() == [])
+    }
+
+    @Test func endOfStreamThenOutputShutClosesToo() {
+        var machine = ready()
+        #expect(machine.endOfStreamDelivered() == [])
+        #expect(machine.endOfStreamDelivered() == [], "delivered again: still one direction")
+        #expect(machine.current == .ready(Ready(endOfStreamDelivered: true)))
+        #expect(machine.outputShut() == Self.closingActions)
+        #expect(machine.current == .failed(Self.closed))
+    }
+
+    @Test(arguments: [FlowConnectionState.setup, .preparing, .waiting(.posix(ECONNREFUSED)), .failed(.posix(EIO)), .cancelled])
+    func outsideReadyTheDirectionsAreNotTracked(state: FlowConnectionState) {
+        var machine = FlowStateMachine.reaching(state)
+        #expect(machine.endOfStreamDelivered() == [])
+        #expect(machine.outputShut() == [])
+        #expect(machine.state == state)
+    }
+
+    @Test func readyStartsWithBothDirectionsOpen() {
+        #expect(ready().current == .ready(Ready()))
+    }
+}
+
+/// A ready flow's outstanding read.
+@Suite("Core.FlowStateMachine.reads")
+struct FlowStateMachineReadTests {
+    typealias Ready = FlowStateMachine.Ready
+
+    @Test func aReadyFlowReadsOneAtATime() {
+        var machine = FlowStateMachine.reaching(.ready)
+        #expect(machine.mayRequestRead)
+        #expect(!machine.readInFlight)
+        machine.readRequested()
+        #expect(machine.readInFlight)
+        #expect(!machine.mayRequestRead, "one read outstanding at a time")
+        #expect(machine.current == .ready(Ready(readInFlight: true)))
+        machine.readCompleted()
+        #expect(!machine.readInFlight)
+        #expect(machine.mayRequestRead)
+        machine.readCompleted()
+        #expect(machine.current == .ready(Ready()), "a completion without a read changes nothing")
+    }
+
+    @Test(arguments: [FlowConnectionState.setup, .preparing, .waiting(.posix(ECONNREFUSED)), .failed(.posix(EIO)), .cancelled])
+    func noReadOutsideReady(state: FlowConnectionState) {
+        var machine = FlowStateMachine.reaching(state)
+        #expect(!machine.mayRequestRead)
+        machine.readRequested()
+        #expect(!machine.readInFlight)
+        machine.readCompleted()
+        #expect(machine.state == state)
+    }
+
+    @Test func leavingReadyDropsItsData() {
+        var failed = FlowStateMachine.reaching(.ready)
+        failed.readRequested()
+        _ = failed.outputShut()
+        _ = failed.transportFailed(.posix(ECONNRESET))
+        #expect(failed.current == .failed(.posix(ECONNRESET)))
+        #expect(!failed.readInFlight)
+        var cancelled = FlowStateMachine.reaching(.ready)
+        cancelled.readRequested()
+        _ = cancelled.cancel(force: false)
+        #expect(cancelled.current == .cancelled)
+        #expect(!cancelled.readInFlight)
+    }
+}
+
+/// `state`, what the flow reports, is the state without its data.
+@Suite("Core.FlowStateMachine.projection")
+struct FlowStateMachineProjectionTests {
+    @Test func theReportedStateLeavesTheDataOut() {
+        var machine = FlowStateMachine()
+        #expect(machine.current == .setup && machine.state == .setup && !machine.isReady)
+        _ = machine.start()
+        #expect(machine.current == .preparing && machine.state == .preparing && !machine.isReady)
+        _ = machine.establishmentFailed(.posix(ECONNREFUSED))
+        #expect(machine.current == .waiting(.posix(ECONNREFUSED)) && machine.state == .waiting(.posix(ECONNREFUSED)))
+        _ = machine.restart()
+        _ = machine.establishmentSucceeded()
+        machine.readRequested()
+        #expect(machine.current == .ready(FlowStateMachine.Ready(readInFlight: true)))
+        #expect(machine.state == .ready && machine.isReady)
+        _ = machine.transportFailed(.posix(EIO))
+        #expect(machine.state == .failed(.posix(EIO)) && !machine.isReady)
+        _ = machine.cancel(force: false)
+        #expect(machine.state == .cancelled)
+    }
+}
+
+extension FlowStateMachine {
+    /// A machine brought to `state` by the events that lead there.
+    static func reaching(_ state: FlowConnectionState) -> FlowStateMachine {
+        var machine = FlowStateMachine()
+        switch state {
+        case .setup:
+            break
+        case .preparing:
+            _ = machine.start()
+        case .ready:
+            _ = machine.start()
+            _ = machine.establishmentSucceeded()
+        case .waiting(let error):
+            _ = machine.start()
+            _ = machine.establishmentFailed(error)
+        case .failed(let error):
+            _ = machine.start()
+            _ = machine.establishmentFailed(error, fatal: true)
+        case .cancelled:
+            _ = machine.cancel(force: false)
+        }
+        return machine
     }
 }

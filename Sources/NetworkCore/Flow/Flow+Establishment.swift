@@ -159,7 +159,7 @@ extension Flow {
                 finish(sent, nil)
             }
             perform(machine.establishmentSucceeded())
-            if machine.state != .ready {
+            if !machine.isReady {
                 // Cancelled in the meantime.
                 channel.close(promise: nil)
             }

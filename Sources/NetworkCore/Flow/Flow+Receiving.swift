@@ -18,14 +18,15 @@ extension Flow {
     /// delivered may now be over.
     func complete(_ finished: [(FlowReceiver, ReceiveOutcome)]) {
         for (receiver, outcome) in finished { receiver.complete(outcome) }
-        if receives.endOfStreamDelivered { endIfBothDirectionsClosed() }
+        if receives.endOfStreamDelivered { directionEnded(machine.endOfStreamDelivered()) }
     }
 
-    /// A stream whose two directions both ended in order is over.
-    func endIfBothDirectionsClosed() {
-        guard receives.mode == .stream, outputShut, receives.endOfStreamDelivered, machine.state == .ready else { return }
+    /// Performs what the end of one direction (`FlowStateMachine.outputShut`,
+    /// `endOfStreamDelivered`) called for: nothing, or, as the second, the end of the stream.
+    func directionEnded(_ actions: [FlowStateMachine.Action]) {
+        guard !actions.isEmpty else { return }
         NetworkLog.connection.debug("both directions closed", metadata: logMetadata)
-        perform(machine.bothDirectionsClosed())
+        perform(actions)
     }
 
     private var highWaterBytes: Int {
@@ -38,7 +39,7 @@ extension Flow {
     /// that were waiting.
     func updateReadArming() {
         var armed = false
-        if machine.state == .ready, readInFlight, receives.mode == .stream, receives.bufferedBytes == 0,
+        if machine.readInFlight, receives.mode == .stream, receives.bufferedBytes == 0,
             !receives.endOfStream, receives.terminalError == nil, case .owned = transport
         {
             armed = true
@@ -61,13 +62,21 @@ extension Flow {
     }
 
     func requestReadIfNeeded() {
-        guard machine.state == .ready, !readInFlight, case .owned(let channel) = transport, channel.isActive else {
+        guard machine.mayRequestRead, case .owned(let channel) = transport, channel.isActive else {
             return
         }
         guard receives.wantsRead(highWater: highWaterBytes),
             receives.bufferedDatagramCount < Self.datagramHighWaterCount
         else { return }
-        readInFlight = true
+        machine.readRequested()
+        updateReadArming()
         channel.read()
+    }
+
+    /// The outstanding read ended (its bytes were handled, the peer's end came, or the socket
+    /// closed): lazy receives stop waiting for it.
+    func readEnded() {
+        machine.readCompleted()
+        updateReadArming()
     }
 }

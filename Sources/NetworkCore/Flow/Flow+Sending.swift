@@ -41,7 +41,7 @@ extension Flow {
     /// this flow waits to be written: no operation in hand, no unflushed write, nothing buffered
     /// in the channel. On the loop; the mailbox arms only if nothing was queued meanwhile.
     func armDirectWritesIfIdle() {
-        guard directSocketAttached, batchDepth == 0, !needsFlush, machine.state == .ready, !sendPath.writeClosed,
+        guard directSocketAttached, batchDepth == 0, !needsFlush, machine.isReady, !sendPath.writeClosed,
             case .owned(let channel) = transport
         else { return }
         let buffered = (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1
@@ -83,10 +83,7 @@ extension Flow {
                 channel.flush()
                 needsFlush = false
                 let shut = eventLoop.makePromise(of: Void.self)
-                shut.futureResult.whenSuccess {
-                    self.outputShut = true
-                    self.endIfBothDirectionsClosed()
-                }
+                shut.futureResult.whenSuccess { self.directionEnded(self.machine.outputShut()) }
                 channel.close(mode: .output, promise: shut)
             }
         case .datagram(let datagram):

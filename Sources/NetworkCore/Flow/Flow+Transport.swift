@@ -26,7 +26,7 @@ extension Flow {
     func transportReadComplete(channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        readInFlight = false
+        readEnded()
         requestReadIfNeeded()
     }
 
@@ -34,14 +34,14 @@ extension Flow {
         guard channel === transport.channel else { return }
         takeLazyOperations()
         NetworkLog.connection.debug("peer closed its sending side (end of stream)", metadata: logMetadata)
-        readInFlight = false
+        readEnded()
         complete(receives.receivedEndOfStream())
     }
 
     func transportInactive(channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        readInFlight = false
+        readEnded()
         detachDirectSocket()
         // Errors (a reset included) reach `transportError` before the channel goes inactive, and
         // our own closes detach the channel first. What remains is NIO closing the socket after
@@ -110,6 +110,10 @@ extension Flow {
     // MARK: - Opening and closing
 
     func startTransport() {
+        // The peer's end may have been delivered before `ready` (an accepted connection's peer
+        // can close before it is started): the ready state counts it too. (Nothing closes here:
+        // our output is still open.)
+        if receives.endOfStreamDelivered { directionEnded(machine.endOfStreamDelivered()) }
         requestReadIfNeeded()
         // Sends issued before the connection was ready leave now, in order.
         let queued = sendPath.takeQueued()

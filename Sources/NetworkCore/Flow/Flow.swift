@@ -14,7 +14,8 @@ import Synchronization
 /// A flow lives on one event loop and its state is touched only there; its public methods may
 /// be called from any thread and reach the loop through the flow's mailbox (`FlowMailbox`). Its
 /// parts, each in its own file:
-/// - `FlowStateMachine`: the life cycle, and per state what becomes of a send or a receive;
+/// - `FlowStateMachine`: the life cycle, the data of each state (a ready flow's read and the ends
+///   of its two directions), and per state what becomes of a send or a receive;
 /// - `FlowSendPath`: sends waiting for `ready`, datagram assembly, the closed sending side;
 /// - `ReceiveQueue`: inbound data and the receives waiting for it;
 /// - `FlowMailbox` (with `FlowInbox`, `SendBudget`): hand-over from other threads;
@@ -31,26 +32,9 @@ package final class Flow: @unchecked Sendable {
 
     // The stored properties are declared in an order that leaves almost no padding (small
     // fields fill the holes next to larger ones): every idle connection pays for each byte.
+    // (Check with the class's instance size: glibc hands out 16-byte steps, so 8 bytes saved
+    // count only when they cross one.)
     package let eventLoop: EventLoop
-    /// TCP or UDP.
-    package let transportKind: FlowTransportKind
-    // Loop-only flags, in the padding after `transportKind`.
-    var needsFlush = false
-    var readInFlight = false {
-        didSet { updateReadArming() }
-    }
-    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
-    /// outstanding read instead of waking the loop (see `updateReadArming`).
-    var readArmed = false
-    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
-    /// writes whenever it has nothing left to write.
-    var directSocketAttached = false
-    /// Our sending side is shut (the FIN went out); with the peer's end of stream delivered too
-    /// (`ReceiveQueue.endOfStreamDelivered`), the connection is over
-    /// (`FlowStateMachine.bothDirectionsClosed`).
-    var outputShut = false
-    /// The flow's number in log lines (`C<n>`).
-    package let logID = LogIDs.nextConnection()
     // (Where an outbound flow goes lives in `setup` until it is ready; an inbound flow's peer
     // is its socket's. Not kept per flow: every connection pays for each stored byte.)
     /// The full configuration, needed only until the flow is established; boxed and released
@@ -77,6 +61,8 @@ package final class Flow: @unchecked Sendable {
     /// TCP_INFO's notsent + unacked as last read on the loop, for readers on other threads
     /// (see `tcpBufferFacts`); clamped, as the metadata that reports it is 32 bits wide.
     let kernelUnacknowledged = Atomic<UInt32>(0)
+    /// The flow's number in log lines (`C<n>`). (In the padding after the 32-bit counter.)
+    package let logID = LogIDs.nextConnection()
     var receives: ReceiveQueue<FlowReceiver> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
         didSet {
@@ -88,6 +74,19 @@ package final class Flow: @unchecked Sendable {
     let unreadInboundBytes = Atomic<Int>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
+    // The one-byte fields, in the padding after `sendPath` (which ends with flags).
+    /// TCP or UDP.
+    package let transportKind: FlowTransportKind
+    // Loop-only flags.
+    var needsFlush = false
+    /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
+    /// outstanding read instead of waking the loop (see `updateReadArming`).
+    var readArmed = false
+    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
+    /// writes whenever it has nothing left to write.
+    var directSocketAttached = false
+    // (The facts that die with `ready`, the read in flight and the ends of the two directions,
+    // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
     var stateHandler: StateHandler?

@@ -4,18 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The states of one flow, mirroring `NWConnection.State`.
-package enum FlowConnectionState: Equatable, Hashable, Sendable {
-    case setup
-    case waiting(FlowError)
-    case preparing
-    case ready
-    case failed(FlowError)
-    case cancelled
-}
-
 /// The connection life cycle as a value type: one `mutating` method per event, each returning the
 /// actions the flow must perform. No I/O happens here, so every transition is unit-testable.
+/// Each state carries the data only it has (`State`); what the flow reports is its projection,
+/// `FlowConnectionState`.
 ///
 /// Transition table (anything not listed is ignored and returns no action):
 ///
@@ -27,12 +19,42 @@ package enum FlowConnectionState: Equatable, Hashable, Sendable {
 /// | preparing | establishment failed (fatal) | failed(e) | report, failPending(e) |
 /// | preparing | cancelCurrentEndpoint | preparing | skipCandidate |
 /// | waiting | restart / path changed to satisfied | preparing | report, establish |
+/// | ready | read requested (none in flight) | ready, read in flight | none: the flow reads |
+/// | ready | read completed | ready, no read in flight | none |
+/// | ready | output shut, peer's end not delivered yet | ready, output shut | none |
+/// | ready | peer's end delivered, output not shut yet | ready, end delivered | none |
+/// | ready | the second of those two (both directions closed) | failed(ENOTCONN) | report, failPending, closeTransport |
 /// | ready | transport failed | failed(e) | report, failPending(e), closeTransport(abortive) |
-/// | ready | both directions closed (stream) | failed(ENOTCONN) | report, failPending, closeTransport |
 /// | setup, preparing, waiting, ready, failed | cancel | cancelled | stopEstablishment, closeTransport, failPending(ECANCELED), report |
 /// | setup, preparing, waiting, ready, failed | forceCancel | cancelled | as cancel, but the close is abortive |
 /// | cancelled | anything | cancelled | none |
 package struct FlowStateMachine: Sendable {
+    /// A state with the data that belongs to it alone (it goes when the state is left).
+    package enum State: Equatable, Sendable {
+        case setup
+        case preparing
+        case waiting(FlowError)
+        case ready(Ready)
+        case failed(FlowError)
+        case cancelled
+    }
+
+    /// What a ready flow tracks: its outstanding read and the ends of a stream's two directions.
+    package struct Ready: Equatable, Sendable {
+        /// A read was asked of the socket and has not completed yet.
+        package var readInFlight = false
+        /// Our sending side is shut: the final send's FIN went out.
+        package var outputShut = false
+        /// The peer's end of stream was handed to the application.
+        package var endOfStreamDelivered = false
+
+        package init(readInFlight: Bool = false, outputShut: Bool = false, endOfStreamDelivered: Bool = false) {
+            self.readInFlight = readInFlight
+            self.outputShut = outputShut
+            self.endOfStreamDelivered = endOfStreamDelivered
+        }
+    }
+
     /// What the flow must do after an event.
     package enum Action: Equatable, Sendable {
         /// Publish this state to the user.
@@ -51,9 +73,40 @@ package struct FlowStateMachine: Sendable {
         case failPending(FlowError)
     }
 
-    package private(set) var state: FlowConnectionState = .setup
+    /// The state and its data.
+    package private(set) var current: State = .setup
 
     package init() {}
+
+    /// The state as reported: `current` without its data.
+    package var state: FlowConnectionState {
+        switch current {
+        case .setup: .setup
+        case .preparing: .preparing
+        case .waiting(let error): .waiting(error)
+        case .ready: .ready
+        case .failed(let error): .failed(error)
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// Whether the flow is ready (cheaper than comparing `state`, for the data path).
+    package var isReady: Bool {
+        if case .ready = current { return true }
+        return false
+    }
+
+    /// A read is outstanding (only ever while ready).
+    package var readInFlight: Bool {
+        if case .ready(let ready) = current { return ready.readInFlight }
+        return false
+    }
+
+    /// Whether the flow may ask the socket for a read now: ready, with none outstanding.
+    package var mayRequestRead: Bool {
+        if case .ready(let ready) = current { return !ready.readInFlight }
+        return false
+    }
 
     /// Whether a failure to establish should leave the flow waiting (to retry when the network
     /// changes or on `restart()`) rather than failed. Apple's rule is that establishment errors
@@ -97,7 +150,7 @@ package struct FlowStateMachine: Sendable {
     /// Sends wait before `ready`, go out while ready, and fail after: with the failure's error,
     /// or `ECANCELED` once cancelled.
     package var sendDecision: SendDecision {
-        switch state {
+        switch current {
         case .setup, .preparing, .waiting: return .hold
         case .ready: return .write
         case .failed(let error): return .fail(error)
@@ -108,40 +161,42 @@ package struct FlowStateMachine: Sendable {
     /// The error a receive issued now completes with at once (nil: it waits for data). Receives
     /// may be issued in any live state; the bytes come once the flow is ready.
     package var receiveRejection: FlowError? {
-        switch state {
+        switch current {
         case .failed(let error): return error
         case .cancelled: return .posix(ECANCELED)
         default: return nil
         }
     }
 
+    // MARK: - Life cycle
+
     package mutating func start() -> [Action] {
-        guard case .setup = state else { return [] }
-        state = .preparing
+        guard case .setup = current else { return [] }
+        current = .preparing
         return [.report(.preparing), .establish]
     }
 
     package mutating func establishmentSucceeded() -> [Action] {
-        guard case .preparing = state else { return [] }
-        state = .ready
+        guard case .preparing = current else { return [] }
+        current = .ready(Ready())
         return [.report(.ready), .startTransport]
     }
 
     /// Establishment ran out of candidates. `fatal` forces `failed` (for example an explicit
     /// connection timeout), otherwise retryable errors lead to `waiting`.
     package mutating func establishmentFailed(_ error: FlowError, fatal: Bool = false) -> [Action] {
-        guard case .preparing = state else { return [] }
+        guard case .preparing = current else { return [] }
         if !fatal && Self.isRetryable(error) {
-            state = .waiting(error)
+            current = .waiting(error)
             return [.report(.waiting(error))]
         }
-        state = .failed(error)
+        current = .failed(error)
         return [.report(.failed(error)), .failPending(error)]
     }
 
     package mutating func restart() -> [Action] {
-        guard case .waiting = state else { return [] }
-        state = .preparing
+        guard case .waiting = current else { return [] }
+        current = .preparing
         return [.report(.preparing), .establish]
     }
 
@@ -152,39 +207,74 @@ package struct FlowStateMachine: Sendable {
     }
 
     package mutating func cancelCurrentEndpoint() -> [Action] {
-        guard case .preparing = state else { return [] }
+        guard case .preparing = current else { return [] }
         return [.skipCandidate]
     }
 
     /// The established transport broke (reset, I/O error).
     package mutating func transportFailed(_ error: FlowError) -> [Action] {
-        guard case .ready = state else { return [] }
-        state = .failed(error)
+        guard case .ready = current else { return [] }
+        current = .failed(error)
         return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: true)]
     }
 
-    /// A stream's two directions both ended in order: our final send went out (FIN) and the
-    /// peer's end of stream was handed to the application. Nothing can pass any more, so the
-    /// connection leaves `ready` (code written for Apple's framework, such as SwiftNIO's
-    /// Network.framework channel, waits for that to tear down) and lets the socket go.
-    package mutating func bothDirectionsClosed() -> [Action] {
-        guard case .ready = state else { return [] }
-        let error = FlowError.posix(ENOTCONN)
-        state = .failed(error)
-        return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: false)]
-    }
-
     package mutating func cancel(force: Bool) -> [Action] {
-        switch state {
+        switch current {
         case .cancelled:
             return []
         case .setup, .preparing, .waiting, .ready, .failed:
-            state = .cancelled
+            current = .cancelled
             // Pending completions go out before the final `cancelled`, so nothing follows it.
             return [
                 .stopEstablishment, .closeTransport(abortive: force), .failPending(.posix(ECANCELED)),
                 .report(.cancelled),
             ]
         }
+    }
+
+    // MARK: - Ready: reads and the two directions
+
+    /// The flow asks the socket for a read (after checking `mayRequestRead`). No action list:
+    /// this runs for every read, and the flow issues the read itself.
+    package mutating func readRequested() {
+        guard case .ready(var ready) = current else { return }
+        ready.readInFlight = true
+        current = .ready(ready)
+    }
+
+    /// The outstanding read ended: its bytes were handled, the peer's end came, or the socket
+    /// closed.
+    package mutating func readCompleted() {
+        guard case .ready(var ready) = current, ready.readInFlight else { return }
+        ready.readInFlight = false
+        current = .ready(ready)
+    }
+
+    /// Our sending side was shut (the FIN went out). With the peer's end delivered too, the
+    /// stream is over (`bothDirectionsClosed`).
+    package mutating func outputShut() -> [Action] {
+        guard case .ready(var ready) = current else { return [] }
+        ready.outputShut = true
+        current = .ready(ready)
+        return ready.endOfStreamDelivered ? bothDirectionsClosed() : []
+    }
+
+    /// The peer's end of stream was handed to the application. With our sending side shut too,
+    /// the stream is over (`bothDirectionsClosed`).
+    package mutating func endOfStreamDelivered() -> [Action] {
+        guard case .ready(var ready) = current else { return [] }
+        ready.endOfStreamDelivered = true
+        current = .ready(ready)
+        return ready.outputShut ? bothDirectionsClosed() : []
+    }
+
+    /// A stream's two directions both ended in order: our final send went out (FIN) and the
+    /// peer's end of stream was handed to the application. Nothing can pass any more, so the
+    /// connection leaves `ready` (code written for Apple's framework, such as SwiftNIO's
+    /// Network.framework channel, waits for that to tear down) and lets the socket go.
+    private mutating func bothDirectionsClosed() -> [Action] {
+        let error = FlowError.posix(ENOTCONN)
+        current = .failed(error)
+        return [.report(.failed(error)), .failPending(error), .closeTransport(abortive: false)]
     }
 }
