@@ -49,6 +49,13 @@ extension Flow {
         mailbox.armDirectWrites(true)
     }
 
+    /// A direct write met a failed socket (`FlowOperation.directWriteFailed`): the flow fails as
+    /// if NIO had reported the error.
+    func directWriteFailed(_ code: Int32) {
+        guard case .owned(let channel) = transport else { return }
+        transportError(.posix(code), channel: channel)
+    }
+
     /// The socket is closing or failed: sends go through the loop again, and the duplicate
     /// descriptor is closed (it would keep the socket open).
     func detachDirectSocket() {

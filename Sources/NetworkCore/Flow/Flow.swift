@@ -300,6 +300,7 @@ package final class Flow: @unchecked Sendable {
             case .receive(let minimum, let maximum, let receiver):
                 receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
             case .other(let body): body()
+            case .directWriteFailed(let code): directWriteFailed(code)
             }
         }
         batchDepth -= 1

@@ -40,7 +40,7 @@ struct FlowMailbox: ~Copyable {
             let socket = inbox.withLock({ $0.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) })
         {
             var data = send.data ?? ByteBuffer()
-            let written = Self.write(&data, to: socket)
+            let (written, failure) = Self.write(&data, to: socket)
             let wake = inbox.withLock { inbox -> Bool in
                 if data.readableBytes == 0 {
                     let completes = send.completion != nil
@@ -55,6 +55,7 @@ struct FlowMailbox: ~Copyable {
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
                 Self.take(admission, for: &send, completeNow: completeNow)
                 if inbox.prepend(.send(send)) { wake = true }
+                if let failure, inbox.prepend(.directWriteFailed(failure)) { wake = true }
                 return wake
             }
             return (wake, written)
@@ -85,12 +86,17 @@ struct FlowMailbox: ~Copyable {
     }
 
     /// Writes what the socket takes of `data` now; `data` keeps the rest. A failed socket takes
-    /// nothing: the send goes to the loop, which learns the error from the socket itself.
-    private static func write(_ data: inout ByteBuffer, to socket: DirectSocket) -> Int {
-        let outcome = data.withUnsafeReadableBytes { socket.write($0) }
-        guard case .wrote(let count) = outcome else { return 0 }
-        data.moveReaderIndex(forwardBy: count)
-        return count
+    /// nothing and answers its error, which the loop must hear (`directWriteFailed`).
+    private static func write(_ data: inout ByteBuffer, to socket: DirectSocket) -> (written: Int, failure: Int32?) {
+        switch data.withUnsafeReadableBytes({ socket.write($0) }) {
+        case .wrote(let count):
+            data.moveReaderIndex(forwardBy: count)
+            return (count, nil)
+        case .wouldBlock:
+            return (0, nil)
+        case .failed(let code):
+            return (0, code)
+        }
     }
 
     /// Gives the mailbox the flow's duplicate descriptor (on ready), or takes it away (nil; the

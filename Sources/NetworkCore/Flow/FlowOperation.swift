@@ -3,6 +3,10 @@ enum FlowOperation: Sendable {
     case send(FlowSend)
     case receive(minimum: Int, maximum: Int, receiver: FlowReceiver)
     case other(@Sendable () -> Void)
+    /// A write from a sender's thread found the socket failed (a reset, say). The system call
+    /// took the socket's pending error with it, so NIO may never see it: the loop fails the flow
+    /// with it, before the send that met it is run again.
+    case directWriteFailed(Int32)
 }
 
 extension FlowOperation {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import NIOCore
 import NIOPosix
@@ -65,5 +68,41 @@ struct DirectIOTests {
         #expect(flow.mailbox.directlyWrittenBytes == 110, "direct writes resume once the loop wrote everything")
         flow.cancel(force: false)
         try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+
+    /// Resets every connection it accepts.
+    final class Reset: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        func channelActive(context: ChannelHandlerContext) {
+            let channel = context.channel
+            _ = (channel as? SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    @Test("small sends to a peer that reset the connection fail it with the socket's error, never leave it ready")
+    func sendsAfterAResetFailTheFlow() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.pipeline.addHandler(Reset()) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = try #require(server.localAddress?.port)
+
+        let flow = Flow(configuration: FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil)))
+        let states = Recorder<FlowConnectionState>()
+        flow.observe { states.append($0) }
+        flow.start()
+        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
+        for _ in 0..<20 {
+            flow.send(data: Data("x".utf8), isComplete: true, closesWrite: false, completion: nil)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let seen = try await states.wait("failed", timeout: 5) { states in
+            states.contains { if case .failed = $0 { return true } else { return false } }
+        }
+        let failure = seen.first { if case .failed = $0 { return true } else { return false } }
+        #expect(failure == .failed(.posix(ECONNRESET)) || failure == .failed(.posix(EPIPE)), "\(seen)")
+        flow.cancel(force: false)
     }
 }
