@@ -22,6 +22,22 @@ struct DirectIOTests {
         }
     }
 
+    /// A local server whose accepted connections get `handler`, and a plain-TCP flow to it, ready.
+    static func readyFlow(
+        _ handler: @escaping @Sendable () -> some ChannelHandler & Sendable
+    ) async throws -> (Channel, Flow, Recorder<FlowConnectionState>) {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.pipeline.addHandler(handler()) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(server.localAddress?.port)
+        let flow = Flow(configuration: FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil)))
+        let states = Recorder<FlowConnectionState>()
+        flow.observe { states.append($0) }
+        flow.start()
+        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
+        return (server, flow, states)
+    }
+
     /// Sends `size` bytes once the flow is ready and waits for all of them to come back.
     static func exchange(_ flow: Flow, size: Int) async throws {
         let echoed = Recorder<Int>()
@@ -46,17 +62,8 @@ struct DirectIOTests {
 
     @Test("a small send on a ready connection goes out on the sender's thread; a bulk send through the loop")
     func smallSendsAreDirect() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { $0.pipeline.addHandler(Echo()) }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let (server, flow, states) = try await Self.readyFlow { Echo() }
         defer { server.close(promise: nil) }
-        let port = try #require(server.localAddress?.port)
-
-        let flow = Flow(configuration: FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil)))
-        let states = Recorder<FlowConnectionState>()
-        flow.observe { states.append($0) }
-        flow.start()
-        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
         // (The loop arms direct writes right after it reported `ready`.)
         try await Task.sleep(for: .milliseconds(50))
 
@@ -64,6 +71,8 @@ struct DirectIOTests {
         #expect(flow.mailbox.directlyWrittenBytes == 100, "the send should have gone out on this thread")
         try await Self.exchange(flow, size: 64 * 1024)
         #expect(flow.mailbox.directlyWrittenBytes == 100, "sends over the limit go through the loop")
+        // (The loop arms them again once it is done with its turn.)
+        try await Task.sleep(for: .milliseconds(50))
         try await Self.exchange(flow, size: 10)
         #expect(flow.mailbox.directlyWrittenBytes == 110, "direct writes resume once the loop wrote everything")
         flow.cancel(force: false)
@@ -83,17 +92,8 @@ struct DirectIOTests {
 
     @Test("small sends to a peer that reset the connection fail it with the socket's error, never leave it ready")
     func sendsAfterAResetFailTheFlow() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { $0.pipeline.addHandler(Reset()) }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let (server, flow, states) = try await Self.readyFlow { Reset() }
         defer { server.close(promise: nil) }
-        let port = try #require(server.localAddress?.port)
-
-        let flow = Flow(configuration: FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil)))
-        let states = Recorder<FlowConnectionState>()
-        flow.observe { states.append($0) }
-        flow.start()
-        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
         for _ in 0..<20 {
             flow.send(data: Data("x".utf8), isComplete: true, closesWrite: false, completion: nil)
             try await Task.sleep(for: .milliseconds(5))
