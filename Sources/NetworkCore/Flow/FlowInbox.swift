@@ -11,7 +11,11 @@ import NetworkSystem
 ///   and the wake-up waits until it returns; if that send completed at once (`SendBudget`), its
 ///   handler, already queued, follows, so the wait goes on along that chain, for at most
 ///   `maxChain` handlers. A sender that sends from its completions thus wakes the loop once per
-///   budget's worth of data instead of once per send.
+///   budget's worth of data instead of once per send;
+/// - everything queued is receives and the loop has a read outstanding (`readArmed`): the read
+///   brings the loop anyway.
+/// Some sends never wait here: while the loop has armed direct writes, a small send goes to
+/// the socket on the sender's thread (`claimDirectWrite`, `finishDirectWrite`).
 ///
 /// Mutated under the flow's lock; the caller acts on the returned "wake now" answers.
 package struct FlowInbox<Operation> {
