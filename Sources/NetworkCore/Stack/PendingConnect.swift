@@ -3,25 +3,20 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import NIOCore
 import NetworkSystem
 import Synchronization
 
 /// A TCP connect we run ourselves (see `StreamSocketConnect`): the socket is watched for
-/// writability (the end of a nonblocking connect) by a dispatch source, and the connected
+/// writability (the end of a nonblocking connect) by the `ConnectWatcher`, and the connected
 /// descriptor is then handed to NIO (`ClientBootstrap.withConnectedSocket`). Cancelling closes
 /// the socket at once, so an abandoned attempt to a silent address holds nothing.
-final class PendingConnect: @unchecked Sendable {
+final class PendingConnect: Sendable {
     /// The connected descriptor (ownership passes to whoever takes it), or the connect's error.
     let descriptor: EventLoopFuture<Int32>
     private let promise: EventLoopPromise<Int32>
-    /// Set once, in `init`, before the source is activated; read by `cancel`.
-    private var source: (any DispatchSourceWrite)?
-    private let cancelled = Atomic<Bool>(false)
-
-    /// One queue watches every connect in progress; its handlers only read `SO_ERROR` and hand on.
-    private static let queue = DispatchQueue(label: "network.connect")
+    /// The socket while its connect is watched; nil once the outcome is decided.
+    private let watched = Mutex<Int32?>(nil)
 
     /// Starts connecting to `address`; `settings` must succeed, `bestEffort` may fail.
     init(
@@ -48,21 +43,16 @@ final class PendingConnect: @unchecked Sendable {
             promise.fail(error)
             return
         }
+        let fd = started.descriptor
         guard started.inProgress else {
-            promise.succeed(started.descriptor)
+            promise.succeed(fd)
             return
         }
-        let fd = started.descriptor
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: Self.queue)
+        watched.withLock { $0 = fd }
         let promise = self.promise
-        source.setEventHandler { source.cancel() }
-        // The descriptor is closed or handed on only once the source let go of it.
-        source.setCancelHandler { [self] in
-            if cancelled.load(ordering: .acquiring) {
-                close(fd)
-                promise.fail(FlowError.posix(ECANCELED))
-                return
-            }
+        let watchedSocket = ConnectWatcher.shared.watch(fd) { [self] in
+            // Ours only if no cancel took the socket first.
+            guard watched.withLock({ socket in defer { socket = nil }; return socket }) != nil else { return }
             let outcome = StreamSocketConnect.outcome(descriptor: fd)
             if outcome == 0 {
                 promise.succeed(fd)
@@ -71,15 +61,21 @@ final class PendingConnect: @unchecked Sendable {
                 promise.fail(FlowError.posix(outcome))
             }
         }
-        self.source = source
-        source.activate()
+        if !watchedSocket {
+            watched.withLock { $0 = nil }
+            close(fd)
+            promise.fail(FlowError.posix(EMFILE))
+        }
     }
 
     /// Abandons the connect: the socket is closed and the future fails with `ECANCELED` (a
     /// connect that already finished is left to its future's owner).
     func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        source?.cancel()
+        guard let fd = watched.withLock({ socket in defer { socket = nil }; return socket }) else { return }
+        // Unwatched first: the watcher must not take a later socket with this number for it.
+        ConnectWatcher.shared.unwatch(fd)
+        close(fd)
+        promise.fail(FlowError.posix(ECANCELED))
     }
 
     private static func withOptionalSockAddr<T>(
