@@ -36,10 +36,9 @@ struct FlowMailbox: ~Copyable {
     /// socket from this thread.
     func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
         var send = send
-        if send.data != nil,
-            let socket = inbox.withLock({ $0.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) })
+        if var data = send.data,
+            let socket = inbox.withLock({ $0.claimDirectWrite(bytes: data.readableBytes, closesWrite: send.closesWrite) })
         {
-            var data = send.data ?? ByteBuffer()
             let (written, failure) = Self.write(&data, to: socket)
             let wake = inbox.withLock { inbox -> Bool in
                 if data.readableBytes == 0 {

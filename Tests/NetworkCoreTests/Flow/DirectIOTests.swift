@@ -79,10 +79,11 @@ struct DirectIOTests {
         try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
     }
 
-    /// Resets every connection it accepts.
+    /// Resets every connection it accepts once its first bytes arrive (not at once: the flow
+    /// must reach `ready` before the reset, or it waits instead of failing).
     final class Reset: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        func channelActive(context: ChannelHandlerContext) {
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let channel = context.channel
             _ = (channel as? SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in
                 channel.close(promise: nil)
