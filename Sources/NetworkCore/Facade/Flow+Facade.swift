@@ -11,10 +11,13 @@ import NetworkSystem
 /// What the `Network` module needs from a flow, in its own terms (`Data`, `FlowAddress`,
 /// callbacks rather than futures), so that it never reaches into NIO.
 extension Flow {
-    /// Sends `data` (see `send(_:isComplete:closesWrite:completion:)`). The bytes are copied once,
-    /// into the buffer the socket writes from.
+    /// Sends `data` (see `send(_:isComplete:closesWrite:completion:)`). The bytes are copied at
+    /// most once: into a buffer the loop writes from (reused from earlier sends, `SendBufferPool`),
+    /// or not at all when they go to the socket from this thread.
     package func send(data: Data?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?) {
-        send(data.map { ByteBuffer(data: $0) }, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        send.uncopied = data
+        submit(send: send)
     }
 
     /// Sends any contiguous or discontiguous bytes, copied once.

@@ -33,8 +33,20 @@ extension Flow {
         guard stream, send.counted || send.completion != nil else { return }
         let bytes = send.byteCount
         let called = send.completion != nil
-        mailbox.budget { $0.settle(bytes: bytes, counted: send.counted, calledCompletion: called) }
+        if mailbox.settle(bytes: bytes, counted: send.counted, calledCompletion: called, written: send.data) {
+            scheduleSpareBufferCheck()
+        }
         armDirectWritesIfIdle()
+    }
+
+    /// Checks, now and then while the flow keeps send buffers for reuse, that its sends still
+    /// use them (`SendBufferPool`). Holds the flow only weakly: an abandoned flow's pool goes
+    /// with it.
+    private func scheduleSpareBufferCheck() {
+        eventLoop.scheduleTask(in: .init(SendBufferPool.checkInterval)) { [weak self] in
+            guard let self, self.mailbox.checkSpareBuffers() else { return }
+            self.scheduleSpareBufferCheck()
+        }
     }
 
     /// Lets senders write to the socket from their threads again (`FlowMailbox`) once nothing of

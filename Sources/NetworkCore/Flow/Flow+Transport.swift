@@ -134,6 +134,7 @@ extension Flow {
         // mistaken for the peer's end of stream. The duplicate descriptor goes first of all: it
         // would keep the socket open past NIO's close.
         detachDirectSocket()
+        mailbox.emptySpareBuffers()
         transport = .none
         // Receives waiting for this socket's next read now need the loop.
         updateReadArming()

@@ -221,7 +221,12 @@ package final class Flow: @unchecked Sendable {
     package func send(
         _ data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
     ) {
-        let send = FlowSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        submit(send: FlowSend(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion))
+    }
+
+    /// Sends `send` (see `send(_:isComplete:closesWrite:completion:)`); a stream send's bytes may
+    /// still be in the caller's `Data` (`FlowSend.uncopied`).
+    package func submit(send: FlowSend) {
         // Datagram sends keep no budget: they complete once handed to the socket.
         guard transportKind == .tcp else {
             if submitDatagram(send) { wakeLoop() }

@@ -1,3 +1,4 @@
+import NIOCore
 import NetworkSystem
 
 /// Where a flow's operations from other threads wait for its event loop, and when the loop has
@@ -25,6 +26,8 @@ package struct FlowInbox<Operation> {
 
     package private(set) var operations: [Operation] = []
     package var budget = SendBudget()
+    /// Buffers of written sends, for the next sends to be copied into.
+    package var spareBuffers = SendBufferPool()
     private var drainScheduled = false
     private var batchDepth: Int32 = 0
     /// Send completion handlers running now.

@@ -1,4 +1,6 @@
+import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NetworkSystem
 import Synchronization
 
@@ -36,36 +38,56 @@ struct FlowMailbox: ~Copyable {
     /// socket from this thread.
     func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
         var send = send
-        if var data = send.data,
-            let socket = inbox.withLock({ $0.claimDirectWrite(bytes: data.readableBytes, closesWrite: send.closesWrite) })
-        {
-            let (written, failure) = Self.write(&data, to: socket)
+        let hasBytes = send.data != nil || send.uncopied != nil
+        let claim = inbox.withLock { inbox -> (socket: DirectSocket?, spare: ByteBuffer?) in
+            if hasBytes, let socket = inbox.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) {
+                return (socket, nil)
+            }
+            return (nil, send.uncopied == nil ? nil : inbox.spareBuffers.take())
+        }
+        guard let socket = claim.socket else {
+            // The copy happens outside the lock, into a buffer an earlier send was written from.
+            Self.copyUncopied(of: &send, into: claim.spare)
             let wake = inbox.withLock { inbox -> Bool in
-                if data.readableBytes == 0 {
-                    let completes = send.completion != nil
-                    let wake = inbox.finishDirectWrite(bytes: written, completes: completes)
-                    if completes { completeNow(send) }
-                    return wake
-                }
-                // The rest goes through the loop, ahead of whatever was queued meanwhile.
-                var wake = inbox.finishDirectWrite(bytes: written, completes: false)
-                send.data = data
                 let admission = inbox.admitSend(
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
                 Self.take(admission, for: &send, completeNow: completeNow)
-                if inbox.prepend(.send(send)) { wake = true }
-                if let failure, inbox.prepend(.directWriteFailed(failure)) { wake = true }
+                return inbox.append(.send(send))
+            }
+            return (wake, 0)
+        }
+        let (written, failure) = Self.write(&send, to: socket)
+        let wake = inbox.withLock { inbox -> Bool in
+            if send.byteCount == 0 {
+                let completes = send.completion != nil
+                let wake = inbox.finishDirectWrite(bytes: written, completes: completes)
+                if completes { completeNow(send) }
                 return wake
             }
-            return (wake, written)
-        }
-        let wake = inbox.withLock { inbox -> Bool in
+            // The rest goes through the loop, ahead of whatever was queued meanwhile.
+            var wake = inbox.finishDirectWrite(bytes: written, completes: false)
             let admission = inbox.admitSend(
                 bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
             Self.take(admission, for: &send, completeNow: completeNow)
-            return inbox.append(.send(send))
+            if inbox.prepend(.send(send)) { wake = true }
+            if let failure, inbox.prepend(.directWriteFailed(failure)) { wake = true }
+            return wake
         }
-        return (wake, 0)
+        return (wake, written)
+    }
+
+    /// Moves a stream send's bytes from the caller's `Data` into a buffer the loop can write
+    /// (`spare`, reused, when there is one).
+    private static func copyUncopied(of send: inout FlowSend, into spare: ByteBuffer?) {
+        guard let bytes = send.uncopied else { return }
+        send.uncopied = nil
+        guard var buffer = spare else {
+            send.data = ByteBuffer(data: bytes)
+            return
+        }
+        buffer.clear(minimumCapacity: bytes.count)
+        buffer.writeBytes(bytes)
+        send.data = buffer
     }
 
     /// Notes the budget's answer on the send and, when it completes now, calls its completion
@@ -84,17 +106,27 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.take() }
     }
 
-    /// Writes what the socket takes of `data` now; `data` keeps the rest. A failed socket takes
-    /// nothing and answers its error, which the loop must hear (`directWriteFailed`).
-    private static func write(_ data: inout ByteBuffer, to socket: DirectSocket) -> (written: Int, failure: Int32?) {
-        switch data.withUnsafeReadableBytes({ socket.write($0) }) {
-        case .wrote(let count):
-            data.moveReaderIndex(forwardBy: count)
-            return (count, nil)
-        case .wouldBlock:
+    /// Writes what the socket takes of the send's bytes now (straight from the caller's `Data`
+    /// when they are still there: no copy at all); the send keeps the rest, in a buffer. A failed
+    /// socket takes nothing and answers its error, which the loop must hear (`directWriteFailed`).
+    private static func write(_ send: inout FlowSend, to socket: DirectSocket) -> (written: Int, failure: Int32?) {
+        let outcome: DirectSocket.Outcome
+        if let bytes = send.uncopied {
+            outcome = bytes.withUnsafeBytes { socket.write($0) }
+            let written = if case .wrote(let count) = outcome { count } else { 0 }
+            send.uncopied = nil
+            send.data = written == bytes.count ? nil : ByteBuffer(data: bytes.dropFirst(written))
+        } else if var data = send.data {
+            outcome = data.withUnsafeReadableBytes { socket.write($0) }
+            if case .wrote(let count) = outcome { data.moveReaderIndex(forwardBy: count) }
+            send.data = data.readableBytes == 0 ? nil : data
+        } else {
             return (0, nil)
-        case .failed(let code):
-            return (0, code)
+        }
+        switch outcome {
+        case .wrote(let count): return (count, nil)
+        case .wouldBlock: return (0, nil)
+        case .failed(let code): return (0, code)
         }
     }
 
@@ -133,6 +165,32 @@ struct FlowMailbox: ~Copyable {
     /// True when the loop must be woken.
     func handlerEnded() -> Bool {
         inbox.withLock { $0.handlerEnded() }
+    }
+
+    /// The loop wrote (or dropped) a stream send (`SendBudget.settle`); `written`, the buffer its
+    /// bytes were written from, is kept for a later send (`SendBufferPool`). True when the loop
+    /// must schedule `checkSpareBuffers()`.
+    func settle(bytes: Int, counted: Bool, calledCompletion: Bool, written: ByteBuffer?) -> Bool {
+        inbox.withLock { inbox in
+            inbox.budget.settle(bytes: bytes, counted: counted, calledCompletion: calledCompletion)
+            guard let written else { return false }
+            return inbox.spareBuffers.give(written, limit: SendBudget.highWater)
+        }
+    }
+
+    /// See `SendBufferPool.check`; true when the loop must check again later.
+    func checkSpareBuffers() -> Bool {
+        inbox.withLock { $0.spareBuffers.check() }
+    }
+
+    /// Send buffers kept for reuse now.
+    var spareBufferCount: Int {
+        inbox.withLock { $0.spareBuffers.count }
+    }
+
+    /// Lets the kept send buffers go (the flow ends).
+    func emptySpareBuffers() {
+        inbox.withLock { $0.spareBuffers.empty() }
     }
 
     /// Reads or changes the send budget under the lock.

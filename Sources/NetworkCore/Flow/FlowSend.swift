@@ -4,8 +4,10 @@ import NIOCore
 /// One send as the flow carries it from the caller to the socket.
 package struct FlowSend: Sendable {
     package var data: ByteBuffer?
-    /// A datagram's bytes still in the caller's `Data`: the loop copies every such send of one
-    /// hop into one buffer (`Flow.gatherDatagramBytes`), one allocation instead of one each.
+    /// Bytes still in the caller's `Data`. A datagram's stay there until the loop copies every
+    /// such send of one hop into one buffer (`Flow.gatherDatagramBytes`), one allocation instead
+    /// of one each; a stream send's are written from there directly or copied into a reused
+    /// buffer before the loop sees them (`FlowMailbox.submitStreamSend`).
     package var uncopied: Data?
     /// Ends the message (one datagram on UDP).
     package var isComplete: Bool

@@ -79,6 +79,40 @@ struct DirectIOTests {
         try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
     }
 
+    @Test("bulk sends reuse the buffers of written sends, every byte arrives as sent, and a quiet flow lets them go")
+    func bulkSendsReuseBuffers() async throws {
+        let sink = Sink()
+        let (server, flow, states) = try await Self.readyFlow { sink }
+        defer { server.close(promise: nil) }
+        let chunk = 64 * 1024, sends = 40
+        let queue = DispatchQueue(label: "sender")
+        // Each send is issued from the previous one's completion, as a bulk sender does, each
+        // with its own fill byte, so a buffer reused too early would show in the bytes.
+        @Sendable func send(_ index: Int) {
+            guard index < sends else { return }
+            flow.send(data: Data(repeating: UInt8(index), count: chunk), isComplete: true, closesWrite: false) {
+                error, ticket in
+                queue.async { ticket.run { #expect(error == nil); send(index + 1) } }
+            }
+        }
+        queue.async { send(0) }
+        let chunks = try await sink.received.wait("all the bytes", timeout: 20) {
+            $0.reduce(0) { $0 + $1.count } >= chunk * sends
+        }
+        let bytes = chunks.flatMap { $0 }
+        #expect(bytes.count == chunk * sends)
+        for index in 0..<sends {
+            let slice = bytes[(index * chunk)..<((index + 1) * chunk)]
+            #expect(slice.allSatisfy { $0 == UInt8(index) }, "send \(index) arrived altered")
+        }
+        #expect(flow.mailbox.spareBufferCount > 0, "written buffers should be kept for reuse")
+        // Two checks without a send in between let them go.
+        try await Task.sleep(for: SendBufferPool.checkInterval * 2 + .milliseconds(500))
+        #expect(flow.mailbox.spareBufferCount == 0, "a quiet flow should keep no send buffers")
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+
     /// Resets every connection it accepts once its first bytes arrive (not at once: the flow
     /// must reach `ready` before the reset, or it waits instead of failing).
     final class Reset: ChannelInboundHandler, Sendable {
@@ -105,5 +139,15 @@ struct DirectIOTests {
         let failure = seen.first { if case .failed = $0 { return true } else { return false } }
         #expect(failure == .failed(.posix(ECONNRESET)) || failure == .failed(.posix(EPIPE)), "\(seen)")
         flow.cancel(force: false)
+    }
+}
+
+/// Keeps every byte it receives.
+final class Sink: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let received = Recorder<[UInt8]>()
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        if let bytes = buffer.readBytes(length: buffer.readableBytes) { received.append(bytes) }
     }
 }
