@@ -33,10 +33,10 @@ extension Flow {
         guard stream, send.counted || send.completion != nil else { return }
         let bytes = send.byteCount
         let called = send.completion != nil
-        if mailbox.settle(bytes: bytes, counted: send.counted, calledCompletion: called, written: send.data) {
-            scheduleSpareBufferCheck()
-        }
-        armDirectWritesIfIdle()
+        let settled = mailbox.settle(bytes: bytes, counted: send.counted, calledCompletion: called, written: send.data)
+        if settled.checkPool { scheduleSpareBufferCheck() }
+        // (Direct writes need the budget drained: no use asking the channel before.)
+        if settled.drained { armDirectWritesIfIdle() }
     }
 
     /// Checks, now and then while the flow keeps send buffers for reuse, that its sends still

@@ -169,12 +169,16 @@ struct FlowMailbox: ~Copyable {
 
     /// The loop wrote (or dropped) a stream send (`SendBudget.settle`); `written`, the buffer its
     /// bytes were written from, is kept for a later send (`SendBufferPool`). True when the loop
-    /// must schedule `checkSpareBuffers()`.
-    func settle(bytes: Int, counted: Bool, calledCompletion: Bool, written: ByteBuffer?) -> Bool {
+    /// must schedule `checkSpareBuffers()` (`checkPool`), and whether no counted byte is left
+    /// unwritten (`drained`; only then may direct writes be armed).
+    func settle(
+        bytes: Int, counted: Bool, calledCompletion: Bool, written: ByteBuffer?
+    ) -> (checkPool: Bool, drained: Bool) {
         inbox.withLock { inbox in
             inbox.budget.settle(bytes: bytes, counted: counted, calledCompletion: calledCompletion)
-            guard let written else { return false }
-            return inbox.spareBuffers.give(written, limit: SendBudget.highWater)
+            let drained = inbox.budget.unwritten == 0
+            guard let written else { return (false, drained) }
+            return (inbox.spareBuffers.give(written, limit: SendBudget.highWater), drained)
         }
     }
 
