@@ -117,10 +117,8 @@ extension Flow {
     private func writeDatagram(
         _ datagram: ByteBuffer, to channel: Channel, transport: FlowTransport, promise: EventLoopPromise<Void>?
     ) {
-        if let session = serverSecurity?.dtls {
-            session.send(datagram, promise: promise)
-        } else if case .shared(let peer) = transport {
-            channel.write(AddressedEnvelope(remoteAddress: peer.remote, data: datagram), promise: promise)
+        if case .shared(let peer) = transport {
+            peer.write(datagram, promise: promise)
         } else {
             channel.write(datagram, promise: promise)
         }
@@ -129,6 +127,6 @@ extension Flow {
     /// Every datagram may fail on its own (each gets its own promise): with fragmentation
     /// disabled (any datagram over the path MTU fails) and under (D)TLS (a record can be refused).
     private var datagramsFailAlone: Bool {
-        sendPath.fragmentationDisabled || tlsSession != nil || serverSecurity != nil
+        sendPath.fragmentationDisabled || tlsSession != nil || transport.isDTLSPeer
     }
 }

@@ -62,7 +62,7 @@ extension Flow {
                 self.inboundHandshakeFinished(
                     result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
             }
-        case .dtls, nil:
+        case nil:
             perform(machine.establishmentSucceeded())
             if let error = receives.terminalError {
                 // The peer reset the connection before it was started.
@@ -73,7 +73,7 @@ extension Flow {
 
     /// A datagram listener's peer is ready at once, or after its DTLS handshake.
     private func establishSharedDatagramPeer() {
-        guard let session = serverSecurity?.dtls else {
+        guard case .shared(let peer) = transport, let session = peer.dtls else {
             perform(machine.establishmentSucceeded())
             return
         }
@@ -81,7 +81,7 @@ extension Flow {
         session.startHandshake { result in
             if self.inboundHandshakeFinished(result, startedAt: started) {
                 // Messages that came right behind the handshake.
-                self.deliverDecrypted(session.receive(nil))
+                self.deliverPeerMessages(session.receive(nil))
             }
         }
     }

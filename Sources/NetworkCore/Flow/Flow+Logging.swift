@@ -17,7 +17,7 @@ extension Flow {
         metadata["endpoint"] = "\(remote)"
         metadata["transport"] = "\(transportKind == .tcp ? "tcp" : "udp")"
         metadata["direction"] = "\(setup == nil ? "inbound" : "outbound")"
-        if setup?.configuration.tls != nil || serverSecurity != nil { metadata["security"] = "\(transportKind == .tcp ? "tls" : "dtls")" }
+        if setup?.configuration.tls != nil || serverSecurity != nil || transport.isDTLSPeer { metadata["security"] = "\(transportKind == .tcp ? "tls" : "dtls")" }
         return metadata
     }
 

@@ -72,20 +72,17 @@ extension Flow {
         eventLoop.preconditionInEventLoop()
         guard receives.bufferedDatagramCount < Self.datagramHighWaterCount else { return false }
         guard machine.state != .cancelled else { return false }
-        if let session = serverSecurity?.dtls {
-            deliverDecrypted(session.receive(buffer))
-            return true
+        if case .shared(let peer) = transport {
+            deliverPeerMessages(peer.receive(buffer))
         }
-        NetworkLog.connection.trace("received datagram of \(buffer.readableBytes) bytes", metadata: logMetadata)
-        report.receivedBytes += UInt64(buffer.readableBytes)
-        complete(receives.append(buffer))
         return true
     }
 
-    /// Hands a DTLS peer's decrypted messages to the receives, then its end if it ended.
-    func deliverDecrypted(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
+    /// Hands a listener peer's messages (its datagrams, or what its DTLS session decrypted) to
+    /// the receives, then the session's end if it ended.
+    func deliverPeerMessages(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
         for message in received.messages {
-            NetworkLog.connection.trace("received DTLS message of \(message.readableBytes) bytes", metadata: logMetadata)
+            NetworkLog.connection.trace("received datagram of \(message.readableBytes) bytes", metadata: logMetadata)
             report.receivedBytes += UInt64(message.readableBytes)
             complete(receives.append(message))
         }
@@ -151,9 +148,7 @@ extension Flow {
                 closeGracefully(channel)
             }
         case .shared(let peer):
-            // DTLS says goodbye (close_notify) before the peer's slot is given up.
-            serverSecurity?.dtls?.close()
-            peer.release()
+            peer.close()
         }
     }
 

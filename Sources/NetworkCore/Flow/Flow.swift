@@ -146,8 +146,7 @@ package final class Flow: @unchecked Sendable {
         self.transportKind = .udp
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
-        self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, release: release))
-        self.serverSecurity = dtls.map { .dtls($0) }
+        self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, release: release))
         self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
     }
 
@@ -155,7 +154,7 @@ package final class Flow: @unchecked Sendable {
         // (A waiting flow's path subscription ends with `setup`.)
         // A flow dropped without being started or cancelled must not leak its socket.
         if case .owned(let channel) = transport { channel.close(promise: nil) }
-        if case .shared(let peer) = transport { peer.release() }
+        if case .shared(let peer) = transport { peer.abandon() }
     }
 
     // MARK: - Public operations (any thread)

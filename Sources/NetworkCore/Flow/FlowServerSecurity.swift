@@ -1,16 +1,10 @@
 import NIOSSL
 
-/// The security layer a listener set up for an inbound flow: an accepted TLS connection's server
-/// handler (its handshake runs when the flow is started), or a DTLS peer's session. One optional
-/// field for all of them keeps idle flows small.
+/// The security layer a listener set up for an accepted TCP connection: its TLS server handler,
+/// whose handshake runs when the flow is started. (A DTLS peer's session belongs to its
+/// transport, `SharedDatagramPeer`.) One optional field for both kinds keeps idle flows small.
 enum FlowServerSecurity {
     case tls(NIOSSLServerHandler)
-    case dtls(GnuTLSSession)
     /// TLS over TCP run by GnuTLS (pre-shared keys); its handshake began at adoption.
     case gnuTLS(GnuTLSStreamHandler)
-
-    var dtls: GnuTLSSession? {
-        if case .dtls(let session) = self { return session }
-        return nil
-    }
 }

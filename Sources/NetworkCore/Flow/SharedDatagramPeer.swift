@@ -1,15 +1,49 @@
 import NIOCore
 
-/// A listener's datagram socket as one peer's flow sees it: where its datagrams go, and what to
-/// call when the flow no longer needs the socket.
+/// The transport of a flow for one peer of a datagram listener: the listener's socket, shared
+/// with its other peers, seen from this peer (where its datagrams go), with the peer's DTLS
+/// session when the listener runs DTLS. Everything a listener peer sends, receives and closes goes
+/// through here, so the flow treats plain and DTLS peers alike.
 final class SharedDatagramPeer: Sendable {
     let channel: Channel
     let remote: SocketAddress
-    let release: @Sendable () -> Void
+    /// The peer's DTLS server session (its handshake starts when the flow does), if any.
+    let dtls: GnuTLSSession?
+    private let release: @Sendable () -> Void
 
-    init(channel: Channel, remote: SocketAddress, release: @escaping @Sendable () -> Void) {
+    /// `release` is called once the flow no longer uses the shared socket (`close`).
+    init(channel: Channel, remote: SocketAddress, dtls: GnuTLSSession?, release: @escaping @Sendable () -> Void) {
         self.channel = channel
         self.remote = remote
+        self.dtls = dtls
         self.release = release
+    }
+
+    /// Sends one datagram (a message, sealed into a record under DTLS) to the peer.
+    func write(_ datagram: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        if let dtls {
+            dtls.send(datagram, promise: promise)
+        } else {
+            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
+        }
+    }
+
+    /// What a datagram from the peer brings: under DTLS, the messages it decrypted to and the
+    /// session's end if it ended; otherwise the datagram itself.
+    func receive(_ datagram: ByteBuffer) -> (messages: [ByteBuffer], end: GnuTLSSession.End?) {
+        guard let dtls else { return ([datagram], nil) }
+        return dtls.receive(datagram)
+    }
+
+    /// Gives the peer's slot back to the listener; a DTLS session says goodbye (close_notify)
+    /// first.
+    func close() {
+        dtls?.close()
+        release()
+    }
+
+    /// Gives the slot back without a goodbye (the flow was dropped unstarted).
+    func abandon() {
+        release()
     }
 }
