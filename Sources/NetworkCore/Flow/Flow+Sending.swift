@@ -88,7 +88,7 @@ extension Flow {
         case .absorbed:
             settle(send, nil)
         case .stream(let data, let closesOutput):
-            let promise = writePromise(for: send)
+            let promise = writePromise(for: send, on: channel)
             if let data {
                 NetworkLog.connection.trace("send \(data.readableBytes) bytes", metadata: logMetadata)
                 report.sentBytes += UInt64(data.readableBytes)
@@ -121,13 +121,19 @@ extension Flow {
     }
 
     /// A promise that finishes `send` once the socket took it; nil when nothing waits for that.
-    private func writePromise(for send: FlowSend) -> EventLoopPromise<Void>? {
+    private func writePromise(for send: FlowSend, on channel: Channel) -> EventLoopPromise<Void>? {
         guard send.completion != nil || send.counted else { return nil }
         let promise = eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
             switch result {
-            case .success: self.finish(send, nil)
-            case .failure(let error): self.finish(send, FlowError(error))
+            case .success:
+                self.finish(send, nil)
+            case .failure(let error):
+                // A write the socket refused (EPIPE, ECONNRESET) makes NIO close the channel
+                // without an `errorCaught`: the flow must fail with that error before the channel
+                // going inactive reads like the peer's orderly end of stream.
+                if error is IOError { self.transportError(FlowError(error), channel: channel) }
+                self.finish(send, FlowError(error))
             }
         }
         return promise
