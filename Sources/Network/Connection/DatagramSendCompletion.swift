@@ -24,4 +24,7 @@ struct DatagramSendCompletion: FlowDatagramCompletion {
     func deliver(_ batch: FlowDatagramCompletions) {
         delivery.deliver { batch.runAsCallback() }
     }
+
+    /// (`deliver` only queues the batch.)
+    var deliversFromAnyThread: Bool { true }
 }

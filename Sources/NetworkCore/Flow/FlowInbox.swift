@@ -101,7 +101,7 @@ package struct FlowInbox<Operation> {
 
     /// True when the caller must wake the loop.
     package mutating func endBatch() -> Bool {
-        batchDepth = max(0, batchDepth - 1)
+        leaveBatch()
         return claimWake()
     }
 
@@ -162,6 +162,54 @@ package struct FlowInbox<Operation> {
         directlyWrittenBytes &+= UInt64(bytes)
         if completes { earlyHandlersQueued += 1 }
         return claimWake()
+    }
+
+    /// Claims the socket for a direct write of every queued operation, all of them whole
+    /// datagrams (`eligible`), taking them out of the queue: at the end of a `batch { }` (or a
+    /// send outside one) on a datagram flow whose loop armed direct writes. Nil when they must
+    /// go through the loop. Until `finishDirectDatagrams`, other senders queue, and the loop
+    /// takes nothing.
+    /// `adding`: a send not queued yet, claimed after the queued ones.
+    package mutating func claimDirectDatagrams(
+        adding extra: Operation? = nil, where eligible: (Operation) -> Bool
+    ) -> (DirectSocket, [Operation])? {
+        guard let directSocket, directWritesArmed, !directWriteInProgress, batchDepth == 0,
+            !operations.isEmpty || extra != nil, extra.map(eligible) ?? true, operations.allSatisfy(eligible)
+        else { return nil }
+        directWriteInProgress = true
+        eagerQueued = 0
+        var taken: [Operation] = []
+        swap(&taken, &operations)
+        if let extra { taken.append(extra) }
+        return (directSocket, taken)
+    }
+
+    /// The claimed datagrams are written but for `rest` (the socket's buffer filled, or it
+    /// failed: `failure`, which the loop must hear first), which goes to the loop ahead of
+    /// whatever was queued meanwhile; direct writes stop until the loop has written it. `bytes`
+    /// went to the socket. True when the caller must wake the loop.
+    package mutating func finishDirectDatagrams(bytes: Int, rest: [Operation], failure: Operation?) -> Bool {
+        directWriteInProgress = false
+        directlyWrittenBytes &+= UInt64(bytes)
+        if !rest.isEmpty || failure != nil { directWritesArmed = false }
+        operations.insert(contentsOf: rest, at: 0)
+        eagerQueued += Int32(rest.count)
+        if let failure {
+            operations.insert(failure, at: 0)
+            eagerQueued += 1
+        }
+        return claimWake()
+    }
+
+    /// Leaves a batch without waking anyone (the caller goes on to `claimDirectDatagrams`, then
+    /// `wakeIfNeeded`).
+    package mutating func leaveBatch() {
+        batchDepth = max(0, batchDepth - 1)
+    }
+
+    /// True when the caller must wake the loop for what is queued.
+    package mutating func wakeIfNeeded() -> Bool {
+        claimWake()
     }
 
     /// Queues `operation` ahead of everything queued (the rest of a partial direct write); true

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NetworkSystem
 import Synchronization
@@ -7,10 +12,11 @@ import Synchronization
 /// flow, so it costs no allocation of its own. Each method answers whether the caller must now
 /// wake the loop, which then drains the mailbox with `take()`.
 ///
-/// The inbox also keeps the flow's `DirectSocket` (plain TCP connections we connected ourselves): while
-/// the loop has armed direct writes (`FlowInbox.directWritesArmed`), a stream send is written to
-/// the socket right here, on the sender's thread and under the lock, instead of waking the loop;
-/// only what the socket does not take goes to the loop.
+/// The inbox also keeps the flow's `DirectSocket` (plain TCP and UDP connections whose socket we
+/// opened ourselves): while the loop has armed direct writes (`FlowInbox.directWritesArmed`), a
+/// stream send, or a batch's datagrams (one `sendmmsg`), is written to the socket right here, on
+/// the sender's thread, instead of waking the loop; only what the socket does not take goes to
+/// the loop.
 struct FlowMailbox: ~Copyable {
     private let inbox = Mutex(FlowInbox<FlowOperation>())
 
@@ -66,6 +72,77 @@ struct FlowMailbox: ~Copyable {
             return inbox.append(.send(send))
         }
         return (wake, 0)
+    }
+
+    /// Queues a datagram send, or, outside a batch with nothing queued and direct writes
+    /// armed, writes it to the socket from this thread (see `writeDirectDatagrams`). True when
+    /// the loop must be woken.
+    func submitDatagram(_ send: FlowSend, flow: Flow) -> Bool {
+        let operation = FlowOperation.send(send)
+        let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
+            if let claim = inbox.claimDirectDatagrams(adding: operation, where: \.isDirectDatagram) { return (claim, false) }
+            return (nil, inbox.append(operation))
+        }
+        guard let (socket, operations) = claimed.claim else { return claimed.wake }
+        return writeDirectDatagrams(operations, to: socket, flow: flow)
+    }
+
+    /// Ends a batch on a datagram flow: when the loop armed direct writes and everything queued
+    /// is a whole datagram, they go to the socket from this thread (`writeDirectDatagrams`).
+    /// True when the loop must be woken.
+    func endDatagramBatch(flow: Flow) -> Bool {
+        let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
+            inbox.leaveBatch()
+            if let claim = inbox.claimDirectDatagrams(where: \.isDirectDatagram) { return (claim, false) }
+            return (nil, inbox.wakeIfNeeded())
+        }
+        guard let (socket, operations) = claimed.claim else { return claimed.wake }
+        return writeDirectDatagrams(operations, to: socket, flow: flow)
+    }
+
+    /// Writes claimed datagram sends with one `sendmmsg` (their bytes copied back to back into
+    /// one allocation), outside the lock, then hands the completions of those that went out on
+    /// as one batch, under the lock (so that concurrent senders' completions keep their order).
+    /// What the socket did not take goes to the loop ahead of anything queued meanwhile, after
+    /// the error that stopped it, if any: the loop then acts as if NIO had met it (`EMSGSIZE`
+    /// and `EHOSTUNREACH`, which NIO settles per datagram, are left for the loop to meet again).
+    private func writeDirectDatagrams(_ operations: [FlowOperation], to socket: DirectSocket, flow: Flow) -> Bool {
+        var lengths: [Int] = []
+        lengths.reserveCapacity(operations.count)
+        var total = 0
+        for operation in operations {
+            guard case .send(let send) = operation else { continue }
+            lengths.append(send.byteCount)
+            total += send.byteCount
+        }
+        let (sent, failure) = withUnsafeTemporaryAllocation(byteCount: max(total, 1), alignment: 16) { storage in
+            var offset = 0
+            for operation in operations {
+                operation.withDatagramBytes { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                    (storage.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
+                    offset += bytes.count
+                }
+            }
+            return socket.sendDatagrams(UnsafeRawBufferPointer(rebasing: storage[..<total]), lengths: lengths)
+        }
+        let sentBytes = lengths[..<sent].reduce(0, +)
+        var completions: [DatagramOutbox.Entry] = []
+        for operation in operations[..<sent] {
+            guard case .send(let send) = operation, let completion = send.datagramCompletion else { continue }
+            if completions.isEmpty { completions.reserveCapacity(sent) }
+            completions.append(DatagramOutbox.Entry(datagram: nil, completion: completion))
+        }
+        let rest = sent < operations.count ? Array(operations[sent...]) : []
+        let loopFailure = failure.flatMap { $0 == EMSGSIZE || $0 == EHOSTUNREACH ? nil : FlowOperation.directWriteFailed($0) }
+        return inbox.withLock { inbox in
+            let wake = inbox.finishDirectDatagrams(bytes: sentBytes, rest: rest, failure: loopFailure)
+            if !completions.isEmpty {
+                let segment = DatagramOutbox.Segment(range: completions.indices, holder: nil)
+                FlowDatagramCompletions(completions, segment: segment, holderError: nil, flow: flow).deliver()
+            }
+            return wake
+        }
     }
 
     /// Notes the budget's answer on the send and, when it completes now, calls its completion
