@@ -18,22 +18,32 @@ struct FlowInboxDirectDatagramTests {
         return inbox
     }
 
-    /// What `claimDirectDatagrams` took, if it claimed anything.
+    /// What `claimDirectDatagrams` took, if it claimed anything; `extra` is offered only if it
+    /// is a datagram (as `FlowMailbox` does), and otherwise queued.
     static func claim(_ inbox: inout FlowInbox<Int>, adding extra: Int? = nil) -> [Int]? {
-        inbox.claimDirectDatagrams(adding: extra, where: isDatagram).map(\.1)
+        if let extra, !isDatagram(extra) {
+            _ = inbox.append(extra)
+            return nil
+        }
+        return inbox.claimDirectDatagrams(adding: extra).map(\.1)
+    }
+
+    /// Queues `operation`, marked as a datagram if it is one.
+    static func append(_ operation: Int, to inbox: inout FlowInbox<Int>) -> Bool {
+        inbox.append(operation, directDatagram: isDatagram(operation))
     }
 
     @Test func theEndOfABatchClaimsItsDatagramsWithoutWakingTheLoop() {
         var inbox = Self.armedInbox()
         inbox.beginBatch()
-        _ = inbox.append(1)
-        _ = inbox.append(3)
+        _ = Self.append(1, to: &inbox)
+        _ = Self.append(3, to: &inbox)
         let duringBatch = Self.claim(&inbox)
         #expect(duringBatch == nil, "not while the batch is open")
         inbox.leaveBatch()
         let claimed = Self.claim(&inbox)
         #expect(claimed == [1, 3])
-        let wakeForSend = inbox.append(5)
+        let wakeForSend = Self.append(5, to: &inbox)
         #expect(wakeForSend)
         let taken = inbox.take()
         #expect(taken == [], "the loop takes nothing while the write is under way")
@@ -59,9 +69,11 @@ struct FlowInboxDirectDatagramTests {
         var inbox = Self.armedInbox()
         let lone = Self.claim(&inbox, adding: 2)
         #expect(lone == nil)
+        _ = inbox.take()
+        inbox.armDirectWrites(true)
         inbox.beginBatch()
-        _ = inbox.append(1)
-        _ = inbox.append(2)
+        _ = Self.append(1, to: &inbox)
+        _ = Self.append(2, to: &inbox)
         inbox.leaveBatch()
         let batch = Self.claim(&inbox)
         #expect(batch == nil)
@@ -86,7 +98,7 @@ struct FlowInboxDirectDatagramTests {
         var inbox = Self.armedInbox()
         let claimed = Self.claim(&inbox, adding: 1)
         #expect(claimed == [1])
-        _ = inbox.append(9)
+        _ = Self.append(9, to: &inbox)
         _ = inbox.take()
         let wake = inbox.finishDirectDatagrams(bytes: 0, rest: [3, 5], failure: nil)
         #expect(wake)

@@ -46,6 +46,10 @@ package struct FlowInbox<Operation> {
     package var directSocket: DirectSocket?
     /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
     private var directWriteInProgress = false
+    /// How many of `operations` are whole datagrams a sender may write from its thread
+    /// (`claimDirectDatagrams`): all of them, or the loop must take them. (Counted as they come,
+    /// so that the claim need not look at each.)
+    private var directDatagramsQueued: Int32 = 0
     /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
     package private(set) var directlyWrittenBytes: UInt64 = 0
 
@@ -54,10 +58,12 @@ package struct FlowInbox<Operation> {
     /// Queues `operation`; true when the caller must wake the loop. A `lazy` operation (a
     /// receive) does not wake the loop while it has a read armed (`readArmed`): the loop takes
     /// the mailbox before it handles whatever that read brings, which is the first moment the
-    /// receive could matter.
-    package mutating func append(_ operation: Operation, lazy: Bool = false) -> Bool {
+    /// receive could matter. `directDatagram`: a whole datagram that a sender may write from its
+    /// thread (see `claimDirectDatagrams`).
+    package mutating func append(_ operation: Operation, lazy: Bool = false, directDatagram: Bool = false) -> Bool {
         operations.append(operation)
         if !lazy { eagerQueued += 1 }
+        if directDatagram { directDatagramsQueued += 1 }
         return claimWake()
     }
 
@@ -79,6 +85,7 @@ package struct FlowInbox<Operation> {
         // writer wakes the loop again when it is done (`finishDirectWrite`).
         guard !directWriteInProgress else { return [] }
         eagerQueued = 0
+        directDatagramsQueued = 0
         if !operations.isEmpty { directWritesArmed = false }
         var taken: [Operation] = []
         swap(&taken, &operations)
@@ -90,6 +97,7 @@ package struct FlowInbox<Operation> {
     /// on its way for the rest and they keep their order.
     package mutating func takeLazy() -> [Operation] {
         guard eagerQueued == 0, !operations.isEmpty else { return [] }
+        directDatagramsQueued = 0
         var taken: [Operation] = []
         swap(&taken, &operations)
         return taken
@@ -165,19 +173,18 @@ package struct FlowInbox<Operation> {
     }
 
     /// Claims the socket for a direct write of every queued operation, all of them whole
-    /// datagrams (`eligible`), taking them out of the queue: at the end of a `batch { }` (or a
-    /// send outside one) on a datagram flow whose loop armed direct writes. Nil when they must
-    /// go through the loop. Until `finishDirectDatagrams`, other senders queue, and the loop
-    /// takes nothing.
-    /// `adding`: a send not queued yet, claimed after the queued ones.
-    package mutating func claimDirectDatagrams(
-        adding extra: Operation? = nil, where eligible: (Operation) -> Bool
-    ) -> (DirectSocket, [Operation])? {
+    /// datagrams (appended as `directDatagram`), taking them out of the queue: at the end of a
+    /// `batch { }` (or a send outside one) on a datagram flow whose loop armed direct writes.
+    /// `adding`: a whole datagram not queued yet, claimed after the queued ones. Nil when they
+    /// must go through the loop. Until `finishDirectDatagrams`, other senders queue, and the
+    /// loop takes nothing.
+    package mutating func claimDirectDatagrams(adding extra: Operation? = nil) -> (DirectSocket, [Operation])? {
         guard let directSocket, directWritesArmed, !directWriteInProgress, batchDepth == 0,
-            !operations.isEmpty || extra != nil, extra.map(eligible) ?? true, operations.allSatisfy(eligible)
+            !operations.isEmpty || extra != nil, Int(directDatagramsQueued) == operations.count
         else { return nil }
         directWriteInProgress = true
         eagerQueued = 0
+        directDatagramsQueued = 0
         var taken: [Operation] = []
         swap(&taken, &operations)
         if let extra { taken.append(extra) }
@@ -194,6 +201,7 @@ package struct FlowInbox<Operation> {
         if !rest.isEmpty || failure != nil { directWritesArmed = false }
         operations.insert(contentsOf: rest, at: 0)
         eagerQueued += Int32(rest.count)
+        directDatagramsQueued += Int32(rest.count)
         if let failure {
             operations.insert(failure, at: 0)
             eagerQueued += 1

@@ -78,10 +78,11 @@ struct FlowMailbox: ~Copyable {
     /// armed, writes it to the socket from this thread (see `writeDirectDatagrams`). True when
     /// the loop must be woken.
     func submitDatagram(_ send: FlowSend, flow: Flow) -> Bool {
+        let direct = send.isDirectDatagram
         let operation = FlowOperation.send(send)
         let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
-            if let claim = inbox.claimDirectDatagrams(adding: operation, where: \.isDirectDatagram) { return (claim, false) }
-            return (nil, inbox.append(operation))
+            if direct, let claim = inbox.claimDirectDatagrams(adding: operation) { return (claim, false) }
+            return (nil, inbox.append(operation, directDatagram: direct))
         }
         guard let (socket, operations) = claimed.claim else { return claimed.wake }
         return writeDirectDatagrams(operations, to: socket, flow: flow)
@@ -93,7 +94,7 @@ struct FlowMailbox: ~Copyable {
     func endDatagramBatch(flow: Flow) -> Bool {
         let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
             inbox.leaveBatch()
-            if let claim = inbox.claimDirectDatagrams(where: \.isDirectDatagram) { return (claim, false) }
+            if let claim = inbox.claimDirectDatagrams() { return (claim, false) }
             return (nil, inbox.wakeIfNeeded())
         }
         guard let (socket, operations) = claimed.claim else { return claimed.wake }
@@ -101,39 +102,44 @@ struct FlowMailbox: ~Copyable {
     }
 
     /// Writes claimed datagram sends with one `sendmmsg` (their bytes copied back to back into
-    /// one allocation), outside the lock, then hands the completions of those that went out on
-    /// as one batch, under the lock (so that concurrent senders' completions keep their order).
+    /// one buffer), outside the lock, then hands the completions of those that went out on as
+    /// one batch, under the lock (so that concurrent senders' completions keep their order).
     /// What the socket did not take goes to the loop ahead of anything queued meanwhile, after
     /// the error that stopped it, if any: the loop then acts as if NIO had met it (`EMSGSIZE`
     /// and `EHOSTUNREACH`, which NIO settles per datagram, are left for the loop to meet again).
     private func writeDirectDatagrams(_ operations: [FlowOperation], to socket: DirectSocket, flow: Flow) -> Bool {
+        // One pass over the sends (each look at one copies it): sizes, bytes, completions.
         var lengths: [Int] = []
         lengths.reserveCapacity(operations.count)
-        var total = 0
+        var bytes: [UInt8] = []
+        var completions: [DatagramOutbox.Entry] = []
         for operation in operations {
             guard case .send(let send) = operation else { continue }
-            lengths.append(send.byteCount)
-            total += send.byteCount
-        }
-        let (sent, failure) = withUnsafeTemporaryAllocation(byteCount: max(total, 1), alignment: 16) { storage in
-            var offset = 0
-            for operation in operations {
-                operation.withDatagramBytes { bytes in
-                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                    (storage.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
-                    offset += bytes.count
-                }
+            if bytes.isEmpty { bytes.reserveCapacity(send.byteCount * operations.count) }
+            let before = bytes.count
+            if let uncopied = send.uncopied {
+                bytes.append(contentsOf: uncopied)
+            } else if let data = send.data {
+                bytes.append(contentsOf: data.readableBytesView)
             }
-            return socket.sendDatagrams(UnsafeRawBufferPointer(rebasing: storage[..<total]), lengths: lengths)
+            lengths.append(bytes.count - before)
+            if let completion = send.datagramCompletion {
+                if completions.isEmpty { completions.reserveCapacity(operations.count) }
+                completions.append(DatagramOutbox.Entry(datagram: nil, completion: completion))
+            }
         }
-        let sentBytes = lengths[..<sent].reduce(0, +)
-        var completions: [DatagramOutbox.Entry] = []
-        for operation in operations[..<sent] {
-            guard case .send(let send) = operation, let completion = send.datagramCompletion else { continue }
-            if completions.isEmpty { completions.reserveCapacity(sent) }
-            completions.append(DatagramOutbox.Entry(datagram: nil, completion: completion))
+        let (sent, failure) = bytes.withUnsafeBytes { socket.sendDatagrams($0, lengths: lengths) }
+        var sentBytes = 0
+        for length in lengths[..<sent] { sentBytes += length }
+        var rest: [FlowOperation] = []
+        if sent < operations.count {
+            // (Rare: only these completions need sorting out.)
+            rest = Array(operations[sent...])
+            completions = operations[..<sent].compactMap {
+                guard case .send(let send) = $0, let completion = send.datagramCompletion else { return nil }
+                return DatagramOutbox.Entry(datagram: nil, completion: completion)
+            }
         }
-        let rest = sent < operations.count ? Array(operations[sent...]) : []
         let loopFailure = failure.flatMap { $0 == EMSGSIZE || $0 == EHOSTUNREACH ? nil : FlowOperation.directWriteFailed($0) }
         return inbox.withLock { inbox in
             let wake = inbox.finishDirectDatagrams(bytes: sentBytes, rest: rest, failure: loopFailure)

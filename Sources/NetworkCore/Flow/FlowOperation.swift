@@ -16,28 +16,6 @@ extension FlowOperation {
         return send.uncopied?.count
     }
 
-    /// Whether this is a send of one whole datagram that a sender may write to the socket from
-    /// its own thread (`FlowMailbox.submitDatagram`): it has its bytes, ends its message, closes
-    /// nothing, cannot fail alone for its size (`Flow.largestDatagramThatCannotFailAlone`), and
-    /// its completion, if any, can be handed on from that thread.
-    var isDirectDatagram: Bool {
-        guard case .send(let send) = self, send.isComplete, !send.closesWrite, send.completion == nil,
-            send.datagramCompletion?.deliversFromAnyThread ?? true
-        else { return false }
-        guard let count = send.uncopied?.count ?? send.data?.readableBytes else { return false }
-        return count <= Flow.largestDatagramThatCannotFailAlone
-    }
-
-    /// Calls `body` with a send's bytes, wherever they are (nothing for other operations).
-    func withDatagramBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        guard case .send(let send) = self else { return }
-        if let bytes = send.uncopied {
-            bytes.withUnsafeBytes(body)
-        } else {
-            send.data?.withUnsafeReadableBytes(body)
-        }
-    }
-
     /// Calls `body` with those bytes, if there are any.
     func withUncopiedBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
         guard case .send(let send) = self, let bytes = send.uncopied else { return }
