@@ -24,7 +24,4 @@ struct DatagramSendCompletion: FlowDatagramCompletion {
     func deliver(_ batch: FlowDatagramCompletions) {
         delivery.deliver { batch.runAsCallback() }
     }
-
-    /// (`deliver` only queues the batch.)
-    var deliversFromAnyThread: Bool { true }
 }

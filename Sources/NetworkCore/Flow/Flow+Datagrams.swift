@@ -9,13 +9,16 @@ extension Flow {
     static let largestDatagramThatCannotFailAlone = 65_507
 
     /// Queues a datagram send for the loop (or writes it from this thread: `FlowMailbox`); a
-    /// completion closure becomes a datagram completion. True when the loop must be woken.
+    /// completion closure becomes a datagram completion, whose send the loop writes (it runs
+    /// where it is delivered). True when the loop must be woken.
     func submitDatagram(_ send: FlowSend) -> Bool {
-        guard let body = send.completion else { return mailbox.submitDatagram(send, flow: self) }
+        guard let body = send.completion else {
+            return mailbox.submitDatagram(send, direct: send.isDirectDatagram, flow: self)
+        }
         var send = send
         send.completion = nil
         send.datagramCompletion = ClosureDatagramCompletion(body: body)
-        return mailbox.submitDatagram(send, flow: self)
+        return mailbox.submitDatagram(send, direct: false, flow: self)
     }
 
     /// Copies the bytes of every datagram send of one hop that still sits in the caller's `Data`

@@ -75,10 +75,10 @@ struct FlowMailbox: ~Copyable {
     }
 
     /// Queues a datagram send, or, outside a batch with nothing queued and direct writes
-    /// armed, writes it to the socket from this thread (see `writeDirectDatagrams`). True when
-    /// the loop must be woken.
-    func submitDatagram(_ send: FlowSend, flow: Flow) -> Bool {
-        let direct = send.isDirectDatagram
+    /// armed, writes it to the socket from this thread (see `writeDirectDatagrams`); `direct`
+    /// when it may be written so (`FlowSend.isDirectDatagram`, and its completion may be handed
+    /// on from any thread). True when the loop must be woken.
+    func submitDatagram(_ send: FlowSend, direct: Bool, flow: Flow) -> Bool {
         let operation = FlowOperation.send(send)
         let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
             if direct, let claim = inbox.claimDirectDatagrams(adding: operation) { return (claim, false) }
@@ -118,9 +118,9 @@ struct FlowMailbox: ~Copyable {
             if bytes.isEmpty { bytes.reserveCapacity(send.byteCount * operations.count) }
             let before = bytes.count
             if let uncopied = send.uncopied {
-                bytes.append(contentsOf: uncopied)
+                uncopied.withUnsafeBytes { bytes.append(contentsOf: $0) }
             } else if let data = send.data {
-                bytes.append(contentsOf: data.readableBytesView)
+                data.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
             }
             lengths.append(bytes.count - before)
             if let completion = send.datagramCompletion {

@@ -30,12 +30,9 @@ package struct FlowSend: Sendable {
 
     /// Whether this is a send of one whole datagram that a sender may write to the socket from
     /// its own thread (`FlowMailbox.submitDatagram`): it has its bytes, ends its message, closes
-    /// nothing, cannot fail alone for its size (`Flow.largestDatagramThatCannotFailAlone`), and
-    /// its completion, if any, can be handed on from that thread.
+    /// nothing and cannot fail alone for its size (`Flow.largestDatagramThatCannotFailAlone`).
     var isDirectDatagram: Bool {
-        guard isComplete, !closesWrite, completion == nil, datagramCompletion?.deliversFromAnyThread ?? true,
-            let count = uncopied?.count ?? data?.readableBytes
-        else { return false }
+        guard isComplete, !closesWrite, let count = uncopied?.count ?? data?.readableBytes else { return false }
         return count <= Flow.largestDatagramThatCannotFailAlone
     }
 }

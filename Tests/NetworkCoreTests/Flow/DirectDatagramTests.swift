@@ -72,7 +72,6 @@ struct DirectDatagramTests {
             queue.async { batch.runAll() }
         }
 
-        var deliversFromAnyThread: Bool { true }
     }
 
     /// A ready plain-UDP flow to `port` on 127.0.0.1.
