@@ -18,14 +18,17 @@ struct FlowInboxDirectDatagramTests {
         return inbox
     }
 
-    /// What `claimDirectDatagrams` took, if it claimed anything; `extra` is offered only if it
-    /// is a datagram (as `FlowMailbox` does), and otherwise queued.
-    static func claim(_ inbox: inout FlowInbox<Int>, adding extra: Int? = nil) -> [Int]? {
-        if let extra, !isDatagram(extra) {
-            _ = inbox.append(extra)
-            return nil
-        }
-        return inbox.claimDirectDatagrams(adding: extra).map(\.1)
+    /// What `claimDirectDatagrams` took, if it claimed anything.
+    static func claim(_ inbox: inout FlowInbox<Int>) -> [Int]? {
+        inbox.claimDirectDatagrams().map(\.1)
+    }
+
+    /// `operations` queued in a batch, and what its end claimed.
+    static func batch(_ operations: [Int], in inbox: inout FlowInbox<Int>) -> [Int]? {
+        inbox.beginBatch()
+        for operation in operations { _ = append(operation, to: &inbox) }
+        inbox.leaveBatch()
+        return claim(&inbox)
     }
 
     /// Queues `operation`, marked as a datagram if it is one.
@@ -56,9 +59,9 @@ struct FlowInboxDirectDatagramTests {
         #expect(later == [5])
     }
 
-    @Test func aLoneSendIsClaimedWithNothingQueued() {
+    @Test func aBatchOfOneIsClaimedAndDirectWritesGoOn() {
         var inbox = Self.armedInbox()
-        let claimed = Self.claim(&inbox, adding: 7)
+        let claimed = Self.batch([7], in: &inbox)
         #expect(claimed == [7])
         let wake = inbox.finishDirectDatagrams(bytes: 1, rest: [], failure: nil)
         #expect(!wake)
@@ -67,15 +70,7 @@ struct FlowInboxDirectDatagramTests {
 
     @Test func anythingButWholeDatagramsGoesThroughTheLoop() {
         var inbox = Self.armedInbox()
-        let lone = Self.claim(&inbox, adding: 2)
-        #expect(lone == nil)
-        _ = inbox.take()
-        inbox.armDirectWrites(true)
-        inbox.beginBatch()
-        _ = Self.append(1, to: &inbox)
-        _ = Self.append(2, to: &inbox)
-        inbox.leaveBatch()
-        let batch = Self.claim(&inbox)
+        let batch = Self.batch([1, 2], in: &inbox)
         #expect(batch == nil)
         let wake = inbox.wakeIfNeeded()
         #expect(wake)
@@ -86,24 +81,24 @@ struct FlowInboxDirectDatagramTests {
     @Test func nothingIsClaimedUnarmedOrWithoutASocket() {
         var unarmed = FlowInbox<Int>()
         unarmed.directSocket = DirectSocket(duplicating: 0)
-        let fromUnarmed = Self.claim(&unarmed, adding: 1)
+        let fromUnarmed = Self.batch([1], in: &unarmed)
         #expect(fromUnarmed == nil)
         var withoutSocket = FlowInbox<Int>()
         withoutSocket.armDirectWrites(true)
-        let fromSocketless = Self.claim(&withoutSocket, adding: 1)
+        let fromSocketless = Self.batch([1], in: &withoutSocket)
         #expect(fromSocketless == nil)
     }
 
     @Test func theRestOfAPartialWriteGoesFirstAndStopsDirectWrites() {
         var inbox = Self.armedInbox()
-        let claimed = Self.claim(&inbox, adding: 1)
+        let claimed = Self.batch([1], in: &inbox)
         #expect(claimed == [1])
         _ = Self.append(9, to: &inbox)
         _ = inbox.take()
         let wake = inbox.finishDirectDatagrams(bytes: 0, rest: [3, 5], failure: nil)
         #expect(wake)
         #expect(!inbox.directWritesArmed, "the loop writes the rest first")
-        let next = Self.claim(&inbox, adding: 11)
+        let next = Self.claim(&inbox)
         #expect(next == nil)
         let taken = inbox.take()
         #expect(taken == [3, 5, 9])
@@ -111,7 +106,7 @@ struct FlowInboxDirectDatagramTests {
 
     @Test func aFailureGoesAheadOfTheRest() {
         var inbox = Self.armedInbox()
-        let claimed = Self.claim(&inbox, adding: 1)
+        let claimed = Self.batch([1], in: &inbox)
         #expect(claimed == [1])
         let wake = inbox.finishDirectDatagrams(bytes: 0, rest: [1], failure: -1)
         #expect(wake)

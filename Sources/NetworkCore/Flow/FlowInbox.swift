@@ -174,20 +174,18 @@ package struct FlowInbox<Operation> {
 
     /// Claims the socket for a direct write of every queued operation, all of them whole
     /// datagrams (appended as `directDatagram`), taking them out of the queue: at the end of a
-    /// `batch { }` (or a send outside one) on a datagram flow whose loop armed direct writes.
-    /// `adding`: a whole datagram not queued yet, claimed after the queued ones. Nil when they
-    /// must go through the loop. Until `finishDirectDatagrams`, other senders queue, and the
-    /// loop takes nothing.
-    package mutating func claimDirectDatagrams(adding extra: Operation? = nil) -> (DirectSocket, [Operation])? {
-        guard let directSocket, directWritesArmed, !directWriteInProgress, batchDepth == 0,
-            !operations.isEmpty || extra != nil, Int(directDatagramsQueued) == operations.count
+    /// `batch { }` on a datagram flow whose loop armed direct writes. Nil when they must go
+    /// through the loop. Until `finishDirectDatagrams`, other senders queue, and the loop takes
+    /// nothing.
+    package mutating func claimDirectDatagrams() -> (DirectSocket, [Operation])? {
+        guard let directSocket, directWritesArmed, !directWriteInProgress, batchDepth == 0, !operations.isEmpty,
+            Int(directDatagramsQueued) == operations.count
         else { return nil }
         directWriteInProgress = true
         eagerQueued = 0
         directDatagramsQueued = 0
         var taken: [Operation] = []
         swap(&taken, &operations)
-        if let extra { taken.append(extra) }
         return (directSocket, taken)
     }
 

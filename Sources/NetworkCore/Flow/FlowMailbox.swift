@@ -74,18 +74,15 @@ struct FlowMailbox: ~Copyable {
         return (wake, 0)
     }
 
-    /// Queues a datagram send, or, outside a batch with nothing queued and direct writes
-    /// armed, writes it to the socket from this thread (see `writeDirectDatagrams`); `direct`
-    /// when it may be written so (`FlowSend.isDirectDatagram`, and its completion may be handed
-    /// on from any thread). True when the loop must be woken.
-    func submitDatagram(_ send: FlowSend, direct: Bool, flow: Flow) -> Bool {
+    /// Queues a datagram send; `direct` when a batch's end may write it from the sender's thread
+    /// (`FlowSend.isDirectDatagram`, and its completion may be handed on from any thread; see
+    /// `endDatagramBatch`). A send outside a batch always goes through the loop: written from
+    /// its thread, each would cost a system call of its own, where the loop gathers the sends
+    /// of a turn into one `sendmmsg` (measured: 8 % fewer datagrams/s, 15 % more CPU each).
+    /// True when the loop must be woken.
+    func submitDatagram(_ send: FlowSend, direct: Bool) -> Bool {
         let operation = FlowOperation.send(send)
-        let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
-            if direct, let claim = inbox.claimDirectDatagrams(adding: operation) { return (claim, false) }
-            return (nil, inbox.append(operation, directDatagram: direct))
-        }
-        guard let (socket, operations) = claimed.claim else { return claimed.wake }
-        return writeDirectDatagrams(operations, to: socket, flow: flow)
+        return inbox.withLock { $0.append(operation, directDatagram: direct) }
     }
 
     /// Ends a batch on a datagram flow: when the loop armed direct writes and everything queued
