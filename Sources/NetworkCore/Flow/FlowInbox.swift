@@ -42,7 +42,7 @@ package struct FlowInbox<Operation> {
     package private(set) var readArmed = false
     /// Queued operations that were not lazy.
     private var eagerQueued: Int32 = 0
-    /// The duplicate descriptor direct writes go to (plain TCP that we connected), if any.
+    /// The duplicate descriptor direct writes go to (plain TCP or UDP whose socket we opened), if any.
     package var directSocket: DirectSocket?
     /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
     private var directWriteInProgress = false
