@@ -56,5 +56,6 @@ struct SendBufferPoolTests {
             if let reused { _ = pool.give(reused, limit: .max) }
         }
         #expect(pool.count == 1)
+        #expect(pool.reuses == 3)
     }
 }

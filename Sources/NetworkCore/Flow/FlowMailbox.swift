@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -9,10 +14,11 @@ import Synchronization
 /// flow, so it costs no allocation of its own. Each method answers whether the caller must now
 /// wake the loop, which then drains the mailbox with `take()`.
 ///
-/// The inbox also keeps the flow's `DirectSocket` (plain TCP connections we connected ourselves): while
-/// the loop has armed direct writes (`FlowInbox.directWritesArmed`), a stream send is written to
-/// the socket right here, on the sender's thread and under the lock, instead of waking the loop;
-/// only what the socket does not take goes to the loop.
+/// The inbox also keeps the flow's `DirectSocket` (plain TCP and UDP connections whose socket we
+/// opened ourselves): while the loop has armed direct writes (`FlowInbox.directWritesArmed`), a
+/// stream send, or a batch's datagrams (one `sendmmsg`), is written to the socket right here, on
+/// the sender's thread, instead of waking the loop; only what the socket does not take goes to
+/// the loop.
 struct FlowMailbox: ~Copyable {
     private let inbox = Mutex(FlowInbox<FlowOperation>())
 
@@ -88,6 +94,80 @@ struct FlowMailbox: ~Copyable {
         buffer.clear(minimumCapacity: bytes.count)
         buffer.writeBytes(bytes)
         send.data = buffer
+    }
+
+    /// Queues a datagram send; `direct` when a batch's end may write it from the sender's thread
+    /// (`FlowSend.isDirectDatagram`, and its completion may be handed on from any thread; see
+    /// `endDatagramBatch`). A send outside a batch always goes through the loop: written from
+    /// its thread, each would cost a system call of its own, where the loop gathers the sends
+    /// of a turn into one `sendmmsg` (measured: 8 % fewer datagrams/s, 15 % more CPU each).
+    /// True when the loop must be woken.
+    func submitDatagram(_ send: FlowSend, direct: Bool) -> Bool {
+        let operation = FlowOperation.send(send)
+        return inbox.withLock { $0.append(operation, directDatagram: direct) }
+    }
+
+    /// Ends a batch on a datagram flow: when the loop armed direct writes and everything queued
+    /// is a whole datagram, they go to the socket from this thread (`writeDirectDatagrams`).
+    /// True when the loop must be woken.
+    func endDatagramBatch(flow: Flow) -> Bool {
+        let claimed = inbox.withLock { inbox -> (claim: (DirectSocket, [FlowOperation])?, wake: Bool) in
+            inbox.leaveBatch()
+            if let claim = inbox.claimDirectDatagrams() { return (claim, false) }
+            return (nil, inbox.wakeIfNeeded())
+        }
+        guard let (socket, operations) = claimed.claim else { return claimed.wake }
+        return writeDirectDatagrams(operations, to: socket, flow: flow)
+    }
+
+    /// Writes claimed datagram sends with one `sendmmsg` (their bytes copied back to back into
+    /// one buffer), outside the lock, then hands the completions of those that went out on as
+    /// one batch, under the lock (so that concurrent senders' completions keep their order).
+    /// What the socket did not take goes to the loop ahead of anything queued meanwhile, after
+    /// the error that stopped it, if any: the loop then acts as if NIO had met it (`EMSGSIZE`
+    /// and `EHOSTUNREACH`, which NIO settles per datagram, are left for the loop to meet again).
+    private func writeDirectDatagrams(_ operations: [FlowOperation], to socket: DirectSocket, flow: Flow) -> Bool {
+        // One pass over the sends (each look at one copies it): sizes, bytes, completions.
+        var lengths: [Int] = []
+        lengths.reserveCapacity(operations.count)
+        var bytes: [UInt8] = []
+        var completions: [DatagramOutbox.Entry] = []
+        for operation in operations {
+            guard case .send(let send) = operation else { continue }
+            if bytes.isEmpty { bytes.reserveCapacity(send.byteCount * operations.count) }
+            let before = bytes.count
+            if let uncopied = send.uncopied {
+                uncopied.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            } else if let data = send.data {
+                data.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
+            }
+            lengths.append(bytes.count - before)
+            if let completion = send.datagramCompletion {
+                if completions.isEmpty { completions.reserveCapacity(operations.count) }
+                completions.append(DatagramOutbox.Entry(datagram: nil, completion: completion))
+            }
+        }
+        let (sent, failure) = bytes.withUnsafeBytes { socket.sendDatagrams($0, lengths: lengths) }
+        var sentBytes = 0
+        for length in lengths[..<sent] { sentBytes += length }
+        var rest: [FlowOperation] = []
+        if sent < operations.count {
+            // (Rare: only these completions need sorting out.)
+            rest = Array(operations[sent...])
+            completions = operations[..<sent].compactMap {
+                guard case .send(let send) = $0, let completion = send.datagramCompletion else { return nil }
+                return DatagramOutbox.Entry(datagram: nil, completion: completion)
+            }
+        }
+        let loopFailure = failure.flatMap { $0 == EMSGSIZE || $0 == EHOSTUNREACH ? nil : FlowOperation.directWriteFailed($0) }
+        return inbox.withLock { inbox in
+            let wake = inbox.finishDirectDatagrams(bytes: sentBytes, rest: rest, failure: loopFailure)
+            if !completions.isEmpty {
+                let segment = DatagramOutbox.Segment(range: completions.indices, holder: nil)
+                FlowDatagramCompletions(completions, segment: segment, holderError: nil, flow: flow).deliver()
+            }
+            return wake
+        }
     }
 
     /// Notes the budget's answer on the send and, when it completes now, calls its completion
@@ -187,9 +267,9 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.spareBuffers.check() }
     }
 
-    /// Send buffers kept for reuse now.
-    var spareBufferCount: Int {
-        inbox.withLock { $0.spareBuffers.count }
+    /// Send buffers kept for reuse now, and handed out for reuse so far.
+    var spareBuffers: (count: Int, reuses: UInt32) {
+        inbox.withLock { ($0.spareBuffers.count, $0.spareBuffers.reuses) }
     }
 
     /// Lets the kept send buffers go (the flow ends).

@@ -29,4 +29,12 @@ package struct FlowSend: Sendable {
     }
 
     package var byteCount: Int { data?.readableBytes ?? uncopied?.count ?? 0 }
+
+    /// Whether this is a send of one whole datagram that a sender may write to the socket from
+    /// its own thread at the end of its batch (`FlowMailbox.endDatagramBatch`): it has its bytes, ends its message, closes
+    /// nothing and cannot fail alone for its size (`Flow.largestDatagramThatCannotFailAlone`).
+    var isDirectDatagram: Bool {
+        guard isComplete, !closesWrite, let count = uncopied?.count ?? data?.readableBytes else { return false }
+        return count <= Flow.largestDatagramThatCannotFailAlone
+    }
 }

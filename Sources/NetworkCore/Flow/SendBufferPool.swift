@@ -29,6 +29,8 @@ package struct SendBufferPool {
     private var usedSinceCheck = false
     /// A check is scheduled (the loop schedules one when `give` asks for it).
     private var checkScheduled = false
+    /// Buffers handed out for reuse so far (wrapping; for tests and diagnostics).
+    package private(set) var reuses: UInt32 = 0
 
     package init() {}
 
@@ -40,6 +42,7 @@ package struct SendBufferPool {
         guard let buffer = buffers.popLast() else { return nil }
         keptBytes -= buffer.capacity
         usedSinceCheck = true
+        reuses &+= 1
         return buffer
     }
 

@@ -1,0 +1,236 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import PeerSupport
+import Testing
+
+@testable import NetworkCore
+
+/// A `batch { }` of datagrams on a ready plain-UDP flow leaves in one `sendmmsg` from the
+/// sender's thread (docs/data-path.md, "Which thread does the work"), against a real UDP peer.
+@Suite("Core.DirectDatagrams")
+struct DirectDatagramTests {
+    /// A UDP socket on 127.0.0.1 that the flow sends to, with a receive buffer large enough for
+    /// the tests' batches.
+    final class Peer: @unchecked Sendable {
+        let fd: Int32
+        let port: Int
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            self.fd = fd
+            var size: Int32 = 32 << 20
+            if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, 4) != 0 {
+                _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, 4)
+            }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            try #require(bound, "bind: \(errno)")
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
+
+        /// Datagrams in arrival order, until `count` came or none came for `timeout` seconds.
+        func receive(count: Int, timeout: Int32 = 5000) -> [[UInt8]] {
+            var received: [[UInt8]] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while received.count < count {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, timeout) == 1 else { break }
+                let size = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard size >= 0 else { break }
+                received.append(Array(buffer[0..<size]))
+            }
+            return received
+        }
+    }
+
+    /// A datagram completion that hands its batch to a queue, as the facade's does; each
+    /// records its index (or, failed, `-2 - index`); the first of a batch also queues `-1`
+    /// behind itself, which follows the whole batch only if the batch left in one block.
+    struct Completion: FlowDatagramCompletion {
+        let index: Int
+        let events: Recorder<Int>
+        let queue: DispatchQueue
+
+        func run(_ error: FlowError?) {
+            if index == 0 { queue.async { events.append(-1) } }
+            events.append(error == nil ? index : -2 - index)
+        }
+
+        func deliver(_ batch: FlowDatagramCompletions) {
+            queue.async { batch.runAll() }
+        }
+
+    }
+
+    /// A ready plain-UDP flow to `port` on 127.0.0.1.
+    static func readyFlow(port: Int) async throws -> (Flow, Recorder<FlowConnectionState>) {
+        var configuration = FlowConfiguration(target: .hostPort(host: "127.0.0.1", port: port, interfaceName: nil))
+        configuration.transport = .udp
+        let flow = Flow(configuration: configuration)
+        let states = Recorder<FlowConnectionState>()
+        flow.observe { states.append($0) }
+        flow.start()
+        try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
+        // (The loop arms direct writes right after it reported `ready`.)
+        try await Task.sleep(for: .milliseconds(20))
+        return (flow, states)
+    }
+
+    /// Datagram `index`: its number, then padding up to `size` bytes.
+    static func datagram(_ index: Int, size: Int) -> [UInt8] {
+        let value = UInt32(index)
+        let head = [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+        return head + [UInt8](repeating: UInt8(index & 0xff), count: max(0, size - 4))
+    }
+
+    /// Sends `datagrams` in one batch, each with a `Completion`.
+    static func sendBatch(_ datagrams: [[UInt8]], on flow: Flow, events: Recorder<Int>, queue: DispatchQueue) {
+        flow.beginBatch()
+        for (index, datagram) in datagrams.enumerated() {
+            flow.send(
+                datagram: Data(datagram), isComplete: true, closesWrite: false,
+                completion: Completion(index: index, events: events, queue: queue))
+        }
+        flow.endBatch()
+    }
+
+    @Test("a batch of 1,000 datagrams arrives complete and in order, its completions in order and in one block")
+    func aBatchArrivesInOrder() async throws {
+        let peer = try Peer()
+        let (flow, states) = try await Self.readyFlow(port: peer.port)
+        let datagrams = (0..<1000).map { Self.datagram($0, size: 4 + $0 % 1200) }
+        let arrived = Task.detached { peer.receive(count: datagrams.count) }
+        let events = Recorder<Int>()
+        Self.sendBatch(datagrams, on: flow, events: events, queue: DispatchQueue(label: "completions"))
+        let seen = try await events.wait(count: datagrams.count + 1, "1000 completions and the marker", timeout: 10)
+        #expect(seen == Array(datagrams.indices) + [-1])
+        #expect(await arrived.value == datagrams)
+        let total = datagrams.reduce(0) { $0 + $1.count }
+        #expect(flow.mailbox.directlyWrittenBytes == (EngineTuning.directIO ? UInt64(total) : 0))
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+        #expect(events.count == datagrams.count + 1, "a completion after cancelled, or twice")
+    }
+
+    @Test("the socket we open is connected as NIO's own would be: its addresses are known, replies arrive")
+    func theOwnedSocketIsConnected() async throws {
+        let peer = try Peer()
+        let (flow, states) = try await Self.readyFlow(port: peer.port)
+        let (local, remote) = try await flow.eventLoop.submit {
+            (flow.transport.channel?.localAddress, flow.transport.channel?.remoteAddress)
+        }.get()
+        #expect(remote?.port == peer.port)
+        #expect(remote?.ipAddress == "127.0.0.1")
+        let localPort = try #require(local?.port)
+        #expect(localPort != 0)
+        // A reply from the peer, addressed to the flow's port.
+        let replies = Recorder<[UInt8]>()
+        flow.receive(minimum: 1, maximum: 65_536) { outcome in
+            if case .data(let data?, _, _) = outcome { replies.append(Array(data)) }
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        address.sin_port = UInt16(localPort).bigEndian
+        let reply: [UInt8] = [1, 2, 3]
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                reply.withUnsafeBytes {
+                    sendto(peer.fd, $0.baseAddress, $0.count, 0, target, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        #expect(sent == reply.count)
+        #expect(try await replies.wait(count: 1, "the reply") == [reply])
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+
+    @Test("with a tiny send buffer, batches lose nothing and complete in order")
+    func aSmallSendBufferLosesNothing() async throws {
+        let peer = try Peer()
+        let (flow, states) = try await Self.readyFlow(port: peer.port)
+        flow.setSocketOption(level: SOL_SOCKET, name: SO_SNDBUF, value: 1)
+        try await Task.sleep(for: .milliseconds(20))
+        let batches = 3
+        let perBatch = 1000
+        let datagrams = (0..<batches * perBatch).map { Self.datagram($0, size: 1200) }
+        let arrived = Task.detached { peer.receive(count: datagrams.count) }
+        let queue = DispatchQueue(label: "completions")
+        let events = Recorder<Int>()
+        for batch in 0..<batches {
+            let slice = Array(datagrams[batch * perBatch..<(batch + 1) * perBatch])
+            let batchEvents = Recorder<Int>()
+            Self.sendBatch(slice, on: flow, events: batchEvents, queue: queue)
+            let seen = try await batchEvents.wait(count: perBatch + 1, "batch \(batch)", timeout: 10)
+            for value in seen where value != -1 { events.append(value < 0 ? value : batch * perBatch + value) }
+            #expect(seen.last == -1, "batch \(batch) did not complete in one block")
+        }
+        #expect(events.values == Array(datagrams.indices))
+        #expect(await arrived.value == datagrams)
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+
+    @Test("an ICMP port unreachable does not fail the flow; later batches still go out and complete")
+    func aRefusedPortIsNotFatal() async throws {
+        // (A port that was free a moment ago: the peer closes as it goes.)
+        let port = try Peer().port
+        let (flow, states) = try await Self.readyFlow(port: port)
+        let queue = DispatchQueue(label: "completions")
+        var results: [[Int]] = []
+        for round in 0..<5 {
+            let events = Recorder<Int>()
+            Self.sendBatch((0..<10).map { Self.datagram($0, size: 100) }, on: flow, events: events, queue: queue)
+            results.append(try await events.wait(count: 11, "round \(round)", timeout: 10))
+            // (Time for the ICMP error to come back and be pending on the socket.)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!states.values.contains { if case .failed = $0 { return true } else { return false } }, "\(states.values)")
+        #expect(states.values.last == .ready)
+        // A direct write that meets the pending error hands it to the loop, which ignores it
+        // (`Flow.transportError`), and the loop sends the batch. (Through the loop alone the
+        // outcome depends on a race: when NIO's own send meets the error before its poller has
+        // collected it, NIO closes the channel, and later sends fail.)
+        if EngineTuning.directIO {
+            #expect(results == Array(repeating: Array(0..<10) + [-1], count: results.count))
+        }
+        flow.cancel(force: false)
+        try await states.wait("cancelled", timeout: 10) { $0.contains(.cancelled) }
+    }
+
+    @Test("with NETWORK_DIRECT_IO=0 the same batches go through the loop and pass the same tests")
+    func theSwitchTurnsItOff() async throws {
+        // (Run by a copy of this test binary: the switch is read once per process.)
+        guard EngineTuning.directIO else { return }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
+        child.arguments = [
+            "--testing-library", "swift-testing", "--filter",
+            "DirectDatagramTests/(aBatchArrivesInOrder|aSmallSendBufferLosesNothing|aRefusedPortIsNotFatal)",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NETWORK_DIRECT_IO"] = "0"
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = output
+        try child.run()
+        let text = try await offload { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0, "\(text.suffix(2000))")
+        #expect(text.contains("3 tests"), "\(text.suffix(2000))")
+    }
+}
