@@ -17,8 +17,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// The remote endpoint given at creation.
     public final let endpoint: NWEndpoint
     /// The parameters given at creation. The connection took a snapshot of their values when it
-    /// was created: changing the object afterwards does not affect it.
-    public final let parameters: NWParameters
+    /// was created: changing the object afterwards does not affect it. Plain parameters (socket
+    /// settings only, as `.tcp` makes) come back as a new copy of equal values on every access:
+    /// the connection keeps one copy, shared with other connections, instead of the object.
+    public final var parameters: NWParameters {
+        SharedParameters.contains(keptParameters) ? keptParameters.copy() : keptParameters
+    }
+    /// The parameters given, or their shared copy (`SharedParameters`).
+    private let keptParameters: NWParameters
 
     /// The engine flow behind this connection.
     package let flow: Flow
@@ -42,7 +48,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
-        self.parameters = parameters
+        self.keptParameters = SharedParameters.shared(for: parameters) ?? parameters
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
         var configuration: FlowConfiguration
         switch endpoint.flowTarget() {
@@ -68,7 +74,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Wraps a flow a listener accepted.
     init(accepted flow: Flow, endpoint: NWEndpoint, parameters: NWParameters) {
         self.endpoint = endpoint
-        self.parameters = parameters
+        self.keptParameters = parameters
         self.flow = flow
         self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
         self.id = Self.counter.add(1, ordering: .relaxed).newValue
@@ -171,7 +177,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// Follows the path of a ready connection that has path handlers (on the flow's loop).
     private func watchPath() {
-        let requirements = parameters.pathRequirements
+        let requirements = keptParameters.pathRequirements
         let subscribe = shared.withLock { shared -> Bool in
             guard shared.state == .ready, let facts = shared.readyFacts, let local = facts.localAddress,
                 let watch = shared.pathWatch, watch.hasHandlers, watch.subscription == nil, !watch.subscribing
