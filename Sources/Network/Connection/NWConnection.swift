@@ -299,14 +299,15 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         maximumLength: Int,
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
-        // Captures no more than it needs: an idle connection's pending receive keeps this closure.
-        let delivery = self.delivery
-        let flow = self.flow
+        // Captures no more than it needs, the connection and the completion (40 bytes, one
+        // malloc size class below capturing the delivery and the flow apart): an idle
+        // connection's pending receive keeps this closure.
         flow.receive(
             minimum: minimumIncompleteLength, maximum: maximumLength,
-            dataCompletion: { outcome in
+            dataCompletion: { [self] outcome in
+                let flow = self.flow
                 let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: flow.transportKind == .udp)
-                delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
+                self.delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
 
