@@ -30,7 +30,8 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     package let flow: Flow
     private let delivery: CallbackDelivery
     private let shared = Mutex(Shared())
-    private let id: Int
+    // (The number in `debugDescription` is the flow's, as in its log lines: a counter of our
+    // own would take the connection one malloc size class up.)
 
     private struct Shared {
         var state: State = .setup
@@ -43,13 +44,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var readyFacts: FlowReadyFacts?
     }
 
-    private static let counter = Atomic<Int>(0)
-
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
         self.keptParameters = SharedParameters.shared(for: parameters) ?? parameters
-        self.id = Self.counter.add(1, ordering: .relaxed).newValue
         var configuration: FlowConfiguration
         switch endpoint.flowTarget() {
         case .success(let target):
@@ -77,7 +75,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.keptParameters = parameters
         self.flow = flow
         self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
-        self.id = Self.counter.add(1, ordering: .relaxed).newValue
         // Observed from `start` or `cancel` on, as an outbound connection.
     }
 
@@ -241,7 +238,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// The largest datagram one send may carry (UDP), or the largest single write for streams;
     /// 0 until the connection is ready.
-    public final var maximumDatagramSize: Int { shared.withLock { $0.readyFacts?.maximumDatagramSize ?? 0 } }
+    public final var maximumDatagramSize: Int {
+        let isDatagram = flow.transportKind == .udp
+        return shared.withLock { $0.readyFacts?.maximumDatagramSize(isDatagram: isDatagram) ?? 0 }
+    }
 
     /// Runs on the flow's event loop, in order.
     private func flowStateChanged(_ flowState: FlowConnectionState) {
@@ -469,6 +469,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// A readable summary: the connection's number, endpoint and state.
     public var debugDescription: String {
-        "[C\(id) \(endpoint.debugDescription) \(state)]"
+        "[C\(flow.logID) \(endpoint.debugDescription) \(state)]"
     }
 }
