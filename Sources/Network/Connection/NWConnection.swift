@@ -300,13 +300,15 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
         // Captures no more than it needs, the connection and the completion (40 bytes, one
-        // malloc size class below capturing the delivery and the flow apart): an idle
-        // connection's pending receive keeps this closure.
+        // malloc size class below capturing the delivery and the flow apart; `Self` would add the
+        // dynamic type, hence `NWConnection.translate`): an idle connection's pending receive
+        // keeps this closure.
         flow.receive(
             minimum: minimumIncompleteLength, maximum: maximumLength,
             dataCompletion: { [self] outcome in
                 let flow = self.flow
-                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: flow.transportKind == .udp)
+                let (data, context, isComplete, error) = NWConnection.translate(
+                    outcome, isDatagram: flow.transportKind == .udp)
                 self.delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
