@@ -136,7 +136,7 @@ package final class Flow: @unchecked Sendable {
         } else if let (context, settings) = tls {
             flow.serverSecurity = .tls(try TLSStack.addServerHandler(to: channel, context: context, settings: settings))
         }
-        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
+        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
         return flow
     }
 
