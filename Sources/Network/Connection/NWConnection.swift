@@ -17,14 +17,21 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// The remote endpoint given at creation.
     public final let endpoint: NWEndpoint
     /// The parameters given at creation. The connection took a snapshot of their values when it
-    /// was created: changing the object afterwards does not affect it.
-    public final let parameters: NWParameters
+    /// was created: changing the object afterwards does not affect it. Plain parameters (socket
+    /// settings only, as `.tcp` makes) come back as a new copy of equal values on every access:
+    /// the connection keeps one copy, shared with other connections, instead of the object.
+    public final var parameters: NWParameters {
+        SharedParameters.contains(keptParameters) ? keptParameters.copy() : keptParameters
+    }
+    /// The parameters given, or their shared copy (`SharedParameters`).
+    private let keptParameters: NWParameters
 
     /// The engine flow behind this connection.
     package let flow: Flow
     private let delivery: CallbackDelivery
     private let shared = Mutex(Shared())
-    private let id: Int
+    // (The number in `debugDescription` is the flow's, as in its log lines: a counter of our
+    // own would take the connection one malloc size class up.)
 
     private struct Shared {
         var state: State = .setup
@@ -37,13 +44,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         var readyFacts: FlowReadyFacts?
     }
 
-    private static let counter = Atomic<Int>(0)
-
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
-        self.parameters = parameters
-        self.id = Self.counter.add(1, ordering: .relaxed).newValue
+        self.keptParameters = SharedParameters.shared(for: parameters) ?? parameters
         var configuration: FlowConfiguration
         switch endpoint.flowTarget() {
         case .success(let target):
@@ -68,10 +72,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Wraps a flow a listener accepted.
     init(accepted flow: Flow, endpoint: NWEndpoint, parameters: NWParameters) {
         self.endpoint = endpoint
-        self.parameters = parameters
+        self.keptParameters = parameters
         self.flow = flow
         self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
-        self.id = Self.counter.add(1, ordering: .relaxed).newValue
         // Observed from `start` or `cancel` on, as an outbound connection.
     }
 
@@ -171,7 +174,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// Follows the path of a ready connection that has path handlers (on the flow's loop).
     private func watchPath() {
-        let requirements = parameters.pathRequirements
+        let requirements = keptParameters.pathRequirements
         let subscribe = shared.withLock { shared -> Bool in
             guard shared.state == .ready, let facts = shared.readyFacts, let local = facts.localAddress,
                 let watch = shared.pathWatch, watch.hasHandlers, watch.subscription == nil, !watch.subscribing
@@ -235,7 +238,10 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// The largest datagram one send may carry (UDP), or the largest single write for streams;
     /// 0 until the connection is ready.
-    public final var maximumDatagramSize: Int { shared.withLock { $0.readyFacts?.maximumDatagramSize ?? 0 } }
+    public final var maximumDatagramSize: Int {
+        let isDatagram = flow.transportKind == .udp
+        return shared.withLock { $0.readyFacts?.maximumDatagramSize(isDatagram: isDatagram) ?? 0 }
+    }
 
     /// Runs on the flow's event loop, in order.
     private func flowStateChanged(_ flowState: FlowConnectionState) {
@@ -293,14 +299,17 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         maximumLength: Int,
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
-        // Captures no more than it needs: an idle connection's pending receive keeps this closure.
-        let delivery = self.delivery
-        let flow = self.flow
+        // Captures no more than it needs, the connection and the completion (40 bytes, one
+        // malloc size class below capturing the delivery and the flow apart; `Self` would add the
+        // dynamic type, hence `NWConnection.translate`): an idle connection's pending receive
+        // keeps this closure.
         flow.receive(
             minimum: minimumIncompleteLength, maximum: maximumLength,
-            dataCompletion: { outcome in
-                let (data, context, isComplete, error) = Self.translate(outcome, isDatagram: flow.transportKind == .udp)
-                delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
+            dataCompletion: { [self] outcome in
+                let flow = self.flow
+                let (data, context, isComplete, error) = NWConnection.translate(
+                    outcome, isDatagram: flow.transportKind == .udp)
+                self.delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
 
@@ -462,6 +471,6 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// A readable summary: the connection's number, endpoint and state.
     public var debugDescription: String {
-        "[C\(id) \(endpoint.debugDescription) \(state)]"
+        "[C\(flow.logID) \(endpoint.debugDescription) \(state)]"
     }
 }

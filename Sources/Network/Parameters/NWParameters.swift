@@ -9,7 +9,9 @@ import Synchronization
 /// All properties may be used from any thread.
 public final class NWParameters: CustomDebugStringConvertible, Sendable {
 
-    private struct State {
+    /// Equatable so that ``hasDefaultPreferences`` compares every field, including ones added
+    /// later, with a fresh state.
+    private struct State: Equatable {
         /// The required interface and local endpoint: rarely set, and large inline, so boxed
         /// (parameters are often made per connection, as `.tcp` does on every access).
         private var origin: RequiredOrigin?
@@ -37,15 +39,36 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
         var expiredDNSBehavior: ExpiredDNSBehavior = .systemDefault
         var requiresDNSSECValidation = false
         var attribution: Attribution = .developer
-        var privacyContext: PrivacyContext = .default
+        private var context = ContextReference(.default)
+        var privacyContext: PrivacyContext {
+            get { context.object }
+            set { context = ContextReference(newValue) }
+        }
         var customIPProtocolNumber: UInt8?
+    }
+
+    /// A privacy context compared by identity (the class itself is not `Equatable`).
+    private struct ContextReference: Equatable {
+        let object: PrivacyContext
+
+        init(_ object: PrivacyContext) {
+            self.object = object
+        }
+
+        static func == (lhs: ContextReference, rhs: ContextReference) -> Bool {
+            lhs.object === rhs.object
+        }
     }
 
     /// Where traffic must originate: an interface, a local endpoint. Immutable, so copies of
     /// the state share it; a change replaces it.
-    private final class RequiredOrigin: Sendable {
+    private final class RequiredOrigin: Equatable, Sendable {
         let interface: NWInterface?
         let localEndpoint: NWEndpoint?
+
+        static func == (lhs: RequiredOrigin, rhs: RequiredOrigin) -> Bool {
+            lhs.interface == rhs.interface && lhs.localEndpoint == rhs.localEndpoint
+        }
 
         private init(interface: NWInterface?, localEndpoint: NWEndpoint?) {
             self.interface = interface
@@ -120,6 +143,9 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
 
     /// The privacy context set with ``setPrivacyContext(_:)``, or the default one.
     package var privacyContext: PrivacyContext { state.withLock { $0.privacyContext } }
+
+    /// True when every preference (everything but the protocol stack) is at its default.
+    var hasDefaultPreferences: Bool { state.withLock { $0 == State() } }
 
     /// The raw IP protocol number given to ``init(customIPProtocolNumber:)``, if any.
     package var customIPProtocolNumber: UInt8? { state.withLock { $0.customIPProtocolNumber } }

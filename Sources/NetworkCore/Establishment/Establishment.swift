@@ -12,7 +12,9 @@ import NetworkDNS
 /// a DIRECT route further down the list joins a proxy route's race after a delay. The first
 /// channel whose whole stack is up goes to the flow. Lives on the flow's event loop.
 final class Establishment: @unchecked Sendable {
-    private weak var flow: Flow?
+    /// Strong (a weak reference would cost the flow a side table for its whole life); let go of
+    /// when the run finishes or is abandoned, as the flow lets go of the run.
+    private var flow: Flow?
     /// The flow's number, for log lines.
     private let logID: UInt32
     private let configuration: FlowConfiguration
@@ -139,6 +141,7 @@ final class Establishment: @unchecked Sendable {
     func abandon() {
         guard !abandoned else { return }
         abandoned = true
+        flow = nil
         directTimer?.cancel()
         directTimer = nil
         directRace?.abandon()
@@ -251,6 +254,8 @@ final class Establishment: @unchecked Sendable {
             return
         }
         abandoned = true
+        let flow = self.flow
+        self.flow = nil
         switch result {
         case .success: log.debug("establishment succeeded", metadata: logMetadata)
         case .failure(let error): log.debug("establishment failed: \(error.logDescription)", metadata: logMetadata)

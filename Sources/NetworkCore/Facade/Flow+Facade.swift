@@ -78,8 +78,7 @@ extension Flow {
     package func readyFactsOnLoop() -> FlowReadyFacts {
         eventLoop.preconditionInEventLoop()
         return FlowReadyFacts(
-            local: transport.channel?.localAddress, remote: peerAddress, isDatagram: receives.mode == .datagram,
-            tls: tlsSession)
+            local: transport.channel?.localAddress, remote: peerAddress, tls: tlsSession)
     }
 
     /// Calls `body` on the event loop with the establishment report as it is then.
@@ -93,7 +92,7 @@ extension Flow {
     /// part is read now on the event loop, and elsewhere is the loop's last reading, a fresh
     /// one being requested for the next call (see docs/connection-semantics.md).
     package func tcpBufferFacts(ready: Bool) -> (received: UInt32, unacknowledged: UInt32) {
-        let received = UInt32(clamping: unreadInboundBytes.load(ordering: .relaxed))
+        let received = unreadInboundBytes.load(ordering: .relaxed)
         let unwritten = UInt64(mailbox.budget { $0.unwritten })
         var kernel: UInt32 = 0
         if eventLoop.inEventLoop {

@@ -1,27 +1,24 @@
 import NIOCore
 import NetworkSystem
 
-/// What a flow knew when it became ready (addresses, datagram or stream, the negotiated TLS
-/// session), taken on its event loop and then readable from any thread without a hop: the
+/// What a flow knew when it became ready (addresses, the negotiated TLS session), taken on its event loop and then readable from any thread without a hop: the
 /// connection keeps it, so `currentPath`, metadata and `maximumDatagramSize` answer the same on
-/// the loop and off it. A value of four words, kept inline by the connection (no allocation per
-/// ready connection); the addresses are NIO's own (shared, not copied) until someone asks for
+/// the loop and off it. A value of three words, kept inline by the connection (no allocation per
+/// ready connection; whether it carries datagrams the connection knows from its transport, and a
+/// flag here would take the connection one malloc size class up); the addresses are NIO's own (shared, not copied) until someone asks for
 /// them, and the TLS session stays in the flow's box.
 package struct FlowReadyFacts: Sendable {
     private let local: SocketAddress?
     private let remote: SocketAddress?
     private let tls: TLSSessionBox?
-    /// Whether the flow carries datagrams (UDP) rather than a stream.
-    package let isDatagram: Bool
 
-    init(local: SocketAddress?, remote: SocketAddress?, isDatagram: Bool, tlsSession: TLSSessionFacts?) {
-        self.init(local: local, remote: remote, isDatagram: isDatagram, tls: tlsSession.map(TLSSessionBox.init))
+    init(local: SocketAddress?, remote: SocketAddress?, tlsSession: TLSSessionFacts?) {
+        self.init(local: local, remote: remote, tls: tlsSession.map(TLSSessionBox.init))
     }
 
-    init(local: SocketAddress?, remote: SocketAddress?, isDatagram: Bool, tls: TLSSessionBox?) {
+    init(local: SocketAddress?, remote: SocketAddress?, tls: TLSSessionBox?) {
         self.local = local
         self.remote = remote
-        self.isDatagram = isDatagram
         self.tls = tls
     }
 
@@ -34,8 +31,9 @@ package struct FlowReadyFacts: Sendable {
     /// The peer's address.
     package var remoteAddress: FlowAddress? { remote.map(FlowAddress.init) }
 
-    /// The largest datagram one send may carry, or the largest single write for streams.
-    package var maximumDatagramSize: Int {
+    /// The largest datagram one send may carry (`isDatagram`: the flow carries datagrams), or
+    /// the largest single write for streams.
+    package func maximumDatagramSize(isDatagram: Bool) -> Int {
         guard isDatagram else { return Int(UInt32.max) }
         // 65535 minus the IP and UDP headers.
         return remote?.protocol == .inet6 ? 65_527 : 65_507

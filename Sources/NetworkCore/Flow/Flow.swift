@@ -66,12 +66,13 @@ package final class Flow: @unchecked Sendable {
     var receives: ReceiveQueue<FlowReceiver> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
         didSet {
-            unreadInboundBytes.store(receives.bufferedBytes, ordering: .relaxed)
+            unreadInboundBytes.store(UInt32(clamping: receives.bufferedBytes), ordering: .relaxed)
             updateReadArming()
         }
     }
-    /// `receives.bufferedBytes`, readable from any thread.
-    let unreadInboundBytes = Atomic<Int>(0)
+    /// `receives.bufferedBytes`, readable from any thread: 32 bits (as the TCP metadata that
+    /// reports it), in the four bytes the queue leaves over.
+    let unreadInboundBytes = Atomic<UInt32>(0)
     var transport: FlowTransport = .none
     var sendPath = FlowSendPath()
     // The one-byte fields, in the padding after `sendPath` (which ends with flags).
@@ -90,7 +91,12 @@ package final class Flow: @unchecked Sendable {
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
     var stateHandler: StateHandler?
-    var establishment: Establishment?
+    /// The establishment run in progress: it lives in `setup`, which outlives it (a flow is
+    /// ready only once its run is over).
+    var establishment: Establishment? {
+        get { setup?.establishment }
+        set { setup?.establishment = newValue }
+    }
     package internal(set) var report = FlowReport()
     /// The negotiated TLS session, boxed (most flows have none).
     var tlsSession: TLSSessionBox?
@@ -130,7 +136,7 @@ package final class Flow: @unchecked Sendable {
         } else if let (context, settings) = tls {
             flow.serverSecurity = .tls(try TLSStack.addServerHandler(to: channel, context: context, settings: settings))
         }
-        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
+        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
         return flow
     }
 

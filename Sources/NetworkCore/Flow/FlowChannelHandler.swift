@@ -1,14 +1,22 @@
 import NIOCore
 
 /// The last handler of a flow's pipeline: forwards reads, end of stream and errors to the flow.
-/// It knows which channel it belongs to so a flow can ignore a stale attempt's events.
-final class FlowChannelHandler<Message: FlowInboundMessage>: ChannelInboundHandler, @unchecked Sendable {
+/// It knows which channel it belongs to so a flow can ignore a stale attempt's events. How it
+/// holds the flow is `Link`'s choice (`OwningFlowLink` for the channels of outbound flows,
+/// `WeakFlowLink` for accepted ones); it lets go when NIO removes it as the channel closes.
+final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = Message
 
-    private weak var flow: Flow?
+    private var link: Link
 
     init(flow: Flow) {
-        self.flow = flow
+        self.link = Link(flow)
+    }
+
+    private var flow: Flow? { link.flow }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        link.release()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -3,21 +3,24 @@ import NIOCore
 
 /// One send as the flow carries it from the caller to the socket.
 package struct FlowSend: Sendable {
+    // The flags sit in the byte after `data` and after the completions: 98 bytes instead of
+    // 105, so an idle connection's mailbox array (a pending receive shares the operation's
+    // size) is one malloc size class smaller.
     package var data: ByteBuffer?
+    /// Ends the message (one datagram on UDP).
+    package var isComplete: Bool
     /// Bytes still in the caller's `Data`. A datagram's stay there until the loop copies every
     /// such send of one hop into one buffer (`Flow.gatherDatagramBytes`), one allocation instead
     /// of one each; a stream send's are written from there directly or copied into a reused
     /// buffer before the loop sees them (`FlowMailbox.submitStreamSend`).
     package var uncopied: Data?
-    /// Ends the message (one datagram on UDP).
-    package var isComplete: Bool
-    /// Ends the sending side once complete (a final context).
-    package var closesWrite: Bool
     /// Nil when nobody waits, or when the send already completed as it was taken.
     package var completion: Flow.SendCompletion?
     /// A datagram send's completion (the only kind a datagram send has), settled with the other
     /// datagrams of its flush (`DatagramOutbox`).
     package var datagramCompletion: (any FlowDatagramCompletion)?
+    /// Ends the sending side once complete (a final context).
+    package var closesWrite: Bool
     /// Its bytes count in the send budget until the loop writes them.
     package var counted = false
 

@@ -1,10 +1,13 @@
 import NIOCore
 
-/// What an outbound flow needs only until it is established: its configuration, the connection
-/// timeout of the establishment in progress and, while it waits, its watch on the network.
+/// What an outbound flow needs only until it is established: its configuration, the
+/// establishment in progress and its connection timeout and, while it waits, its watch on the
+/// network.
 /// Boxed in the flow and released at `ready`.
 final class FlowSetup {
     let configuration: FlowConfiguration
+    /// The establishment run in progress (`Flow.establishment`).
+    var establishment: Establishment?
     /// Fails the establishment in progress when the connection timeout expires.
     var establishmentTimeout: Scheduled<Void>?
     /// While waiting: the path-engine subscription, and the path it saw first (a retry comes

@@ -36,7 +36,11 @@ package struct ReceiveQueue<Token> {
     package let mode: Mode
     private var datagrams: Deque<ByteBuffer> = []
     private var pending: Deque<Request> = []
-    package private(set) var bufferedBytes = 0
+    /// Bytes buffered and not yet received. 32 bits (reading stops at the flow's high-water
+    /// marks, far below 4 GiB) so the queue ends four bytes earlier and the flow's next field,
+    /// a 32-bit mirror of this, fits beside it.
+    package var bufferedBytes: Int { Int(buffered) }
+    private var buffered: UInt32 = 0
     package private(set) var terminalError: FlowError?
     package private(set) var endOfStream = false
     /// The receive that reached the end of stream (`isFinal`) has been completed.
@@ -70,7 +74,7 @@ package struct ReceiveQueue<Token> {
         switch mode {
         case .stream:
             guard buffer.readableBytes > 0 else { return [] }
-            bufferedBytes += buffer.readableBytes
+            buffered += UInt32(buffer.readableBytes)
             if stream.readableBytes == 0 {
                 stream = buffer
             } else {
@@ -83,7 +87,7 @@ package struct ReceiveQueue<Token> {
                 stream.writeBuffer(&b)
             }
         case .datagram:
-            bufferedBytes += buffer.readableBytes
+            buffered += UInt32(buffer.readableBytes)
             datagrams.append(buffer)
         }
         return drain()
@@ -106,7 +110,7 @@ package struct ReceiveQueue<Token> {
         terminalError = error
         stream = ByteBuffer()
         datagrams.removeAll()
-        bufferedBytes = 0
+        buffered = 0
         let out = pending.map { ($0.token, ReceiveOutcome.failure(error)) }
         pending.removeAll()
         return out
@@ -149,12 +153,12 @@ package struct ReceiveQueue<Token> {
             if var head = datagrams.first {
                 if head.readableBytes <= request.maximum {
                     datagrams.removeFirst()
-                    bufferedBytes -= head.readableBytes
+                    buffered -= UInt32(head.readableBytes)
                     return .data(head, isComplete: true, isFinal: false)
                 }
                 let part = head.readSlice(length: request.maximum) ?? ByteBuffer()
                 datagrams[datagrams.startIndex] = head
-                bufferedBytes -= part.readableBytes
+                buffered -= UInt32(part.readableBytes)
                 return .data(part, isComplete: false, isFinal: false)
             }
             if let terminalError { return .failure(terminalError) }
@@ -164,7 +168,7 @@ package struct ReceiveQueue<Token> {
 
     private mutating func takeStream(_ count: Int) -> ReceiveOutcome {
         let slice = stream.readSlice(length: count) ?? ByteBuffer()
-        bufferedBytes -= count
+        buffered -= UInt32(count)
         if stream.readableBytes == 0 {
             // Let the old storage go instead of keeping a large, fully read buffer alive.
             stream = ByteBuffer()

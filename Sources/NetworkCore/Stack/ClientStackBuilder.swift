@@ -17,8 +17,10 @@ import NetworkSystem
 struct ClientStackBuilder: Sendable {
     let configuration: FlowConfiguration
     let eventLoop: EventLoop
-    /// The flow the channel handler reports to; weak, as the flow owns the establishment.
-    private weak var flow: Flow?
+    /// The flow the channel handler reports to. Strong (a weak reference would cost the flow a
+    /// side table for its whole life): the builder lives in the establishment run, which the
+    /// flow lets go of when the run ends.
+    private let flow: Flow?
     /// The proxy this route goes through, if any.
     let proxy: ProxyDescription?
     /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN); never
@@ -111,7 +113,7 @@ struct ClientStackBuilder: Sendable {
                 }
             }
             return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer>(flow: flow))
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
             }
         }
         var connected: EventLoopFuture<Channel>
@@ -206,7 +208,7 @@ struct ClientStackBuilder: Sendable {
                 guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        FlowChannelHandler<AddressedEnvelope<ByteBuffer>>(flow: flow)
+                        FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow)
                     )
                 }
             }

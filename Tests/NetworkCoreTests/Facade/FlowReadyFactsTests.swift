@@ -10,9 +10,9 @@ struct FlowReadyFactsTests {
     func maximumDatagramSize() throws {
         let v4 = try SocketAddress(ipAddress: "127.0.0.1", port: 9)
         let v6 = try SocketAddress(ipAddress: "::1", port: 9)
-        #expect(FlowReadyFacts(local: nil, remote: v4, isDatagram: false, tlsSession: nil).maximumDatagramSize == Int(UInt32.max))
-        #expect(FlowReadyFacts(local: nil, remote: v4, isDatagram: true, tlsSession: nil).maximumDatagramSize == 65_507)
-        #expect(FlowReadyFacts(local: nil, remote: v6, isDatagram: true, tlsSession: nil).maximumDatagramSize == 65_527)
+        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(isDatagram: false) == Int(UInt32.max))
+        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(isDatagram: true) == 65_507)
+        #expect(FlowReadyFacts(local: nil, remote: v6, tlsSession: nil).maximumDatagramSize(isDatagram: true) == 65_527)
     }
 
     @Test("addresses and the TLS session as given")
@@ -20,18 +20,18 @@ struct FlowReadyFactsTests {
         let local = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
         let remote = try SocketAddress(ipAddress: "127.0.0.1", port: 443)
         let session = TLSSessionFacts(negotiatedProtocol: "h2", version: 0x0304, peerCertificates: [], serverName: "x")
-        let facts = FlowReadyFacts(local: local, remote: remote, isDatagram: false, tlsSession: session)
+        let facts = FlowReadyFacts(local: local, remote: remote, tlsSession: session)
         #expect(facts.localAddress == .ipv4(bytes: [127, 0, 0, 1], port: 40_000))
         #expect(facts.remoteAddress == .ipv4(bytes: [127, 0, 0, 1], port: 443))
         #expect(facts.tlsSession?.negotiatedProtocol == "h2")
-        #expect(FlowReadyFacts(local: nil, remote: nil, isDatagram: false, tlsSession: nil).localAddress == nil)
+        #expect(FlowReadyFacts(local: nil, remote: nil, tlsSession: nil).localAddress == nil)
     }
 
     @Test("the path of a loopback connection runs over the loopback interface")
     func loopbackPath() throws {
         let local = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
         let remote = try SocketAddress(ipAddress: "127.0.0.1", port: 443)
-        let path = FlowReadyFacts(local: local, remote: remote, isDatagram: false, tlsSession: nil).pathFacts()
+        let path = FlowReadyFacts(local: local, remote: remote, tlsSession: nil).pathFacts()
         #expect(path.status == .satisfied)
         #expect(path.interfaces.map(\.type) == [.loopback])
         #expect(path.supportsDNS)

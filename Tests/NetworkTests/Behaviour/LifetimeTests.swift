@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Network
+import NetworkCore
 import PeerSupport
 import Synchronization
 import Testing
@@ -18,6 +19,9 @@ extension BehaviourTests {
             let echoed = Recorder<String>()
             weak var weakListener: NWListener?
             weak var weakClient: NWConnection?
+            // The client's flow: its channel handler and establishment hold it strongly (no weak
+            // reference, no side table), and let go of it when the channel closes.
+            weak var weakFlow: Flow?
             let acceptedReference = WeakReference<NWConnection>()
             let accepted = Recorder<Bool>()
 
@@ -43,6 +47,7 @@ extension BehaviourTests {
             do {
                 let client = NWConnection(host: "127.0.0.1", port: port, using: .tcp)
                 weakClient = client
+                weakFlow = client.flow
                 client.stateUpdateHandler = { clientStates.append($0) }
                 // Queued before start: they go out once ready, with no reference to the client.
                 client.send(content: Data("ping".utf8), completion: .idempotent)
@@ -63,11 +68,14 @@ extension BehaviourTests {
             _ = try await clientStates.wait("client cancelled", timeout: 10) { $0.contains(.cancelled) }
             _ = try await listenerStates.wait("listener cancelled", timeout: 10) { $0.contains(.cancelled) }
             let deadline = ContinuousClock.now + .seconds(5)
-            while (weakListener != nil || weakClient != nil || acceptedReference.object != nil) && ContinuousClock.now < deadline {
+            while (weakListener != nil || weakClient != nil || weakFlow != nil || acceptedReference.object != nil)
+                && ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(weakListener == nil, "a cancelled listener stays alive")
             #expect(weakClient == nil, "a cancelled connection stays alive")
+            #expect(weakFlow == nil, "a cancelled connection's flow stays alive")
             #expect(acceptedReference.object == nil, "a cancelled accepted connection stays alive")
         }
     }
