@@ -24,18 +24,14 @@ package struct FlowInbox<Operation> {
     /// bounds how long a chain of tiny sends can keep data from the loop).
     package static var maxChain: Int { 16 }
 
+    // Fields ordered so that the inbox packs into 72 bytes (it is part of every flow).
     package private(set) var operations: [Operation] = []
     package var budget = SendBudget()
-    /// Buffers of written sends, for the next sends to be copied into.
-    package var spareBuffers = SendBufferPool()
     private var drainScheduled = false
-    private var batchDepth: Int32 = 0
-    /// Send completion handlers running now.
-    private var runningHandlers: Int16 = 0
     /// Handlers in a row that held the wake-up back.
     private var chain: UInt8 = 0
-    /// Sends that completed at once whose handlers have not started yet.
-    private var earlyHandlersQueued: Int32 = 0
+    /// Buffers of written sends, for the next sends to be copied into.
+    package var spareBuffers = SendBufferPool()
     /// Set by the loop when nothing of this flow waits to be written (no operation queued or
     /// taken and not yet handled, nothing buffered in the channel): a send may then go to the
     /// socket from the sender's thread (`FlowMailbox`), since no earlier byte can be overtaken.
@@ -43,16 +39,21 @@ package struct FlowInbox<Operation> {
     /// Set by the loop while a read is outstanding and nothing is buffered for a receive to
     /// take: lazy operations then wait for that read instead of waking the loop.
     package private(set) var readArmed = false
+    private var batchDepth: Int32 = 0
+    /// Sends that completed at once whose handlers have not started yet.
+    private var earlyHandlersQueued: Int32 = 0
     /// Queued operations that were not lazy.
     private var eagerQueued: Int32 = 0
-    /// The duplicate descriptor direct writes go to (plain TCP or UDP whose socket we opened), if any.
-    package var directSocket: DirectSocket?
-    /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
-    private var directWriteInProgress = false
     /// How many of `operations` are whole datagrams a sender may write from its thread
     /// (`claimDirectDatagrams`): all of them, or the loop must take them. (Counted as they come,
     /// so that the claim need not look at each.)
     private var directDatagramsQueued: Int32 = 0
+    /// Send completion handlers running now.
+    private var runningHandlers: Int16 = 0
+    /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
+    private var directWriteInProgress = false
+    /// The duplicate descriptor direct writes go to (plain TCP or UDP whose socket we opened), if any.
+    package var directSocket: DirectSocket?
     /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
     package private(set) var directlyWrittenBytes: UInt64 = 0
 

@@ -267,10 +267,17 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.spareBuffers.check() }
     }
 
-    /// Send buffers kept for reuse now, and handed out for reuse so far.
-    var spareBuffers: (count: Int, reuses: UInt32) {
-        inbox.withLock { ($0.spareBuffers.count, $0.spareBuffers.reuses) }
+    /// Send buffers kept for reuse now.
+    var spareBufferCount: Int {
+        inbox.withLock { $0.spareBuffers.count }
     }
+
+    #if DEBUG
+    /// Send buffers handed out for reuse so far (debug builds).
+    var spareBufferReuses: UInt32 {
+        inbox.withLock { $0.spareBuffers.reuses }
+    }
+    #endif
 
     /// Lets the kept send buffers go (the flow ends).
     func emptySpareBuffers() {

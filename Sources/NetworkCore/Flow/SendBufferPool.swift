@@ -23,14 +23,17 @@ package struct SendBufferPool {
     /// How often a pool that holds buffers is checked for use.
     package static var checkInterval: Duration { .seconds(1) }
 
+    // Ten bytes, so that the flow's inbox, with it, stays as small as before the pool (every
+    // connection has one): the kept bytes are summed when needed (a few buffers at most).
     private var buffers: [ByteBuffer] = []
-    private var keptBytes = 0
     /// A send took a buffer since the last check.
     private var usedSinceCheck = false
     /// A check is scheduled (the loop schedules one when `give` asks for it).
     private var checkScheduled = false
-    /// Buffers handed out for reuse so far (wrapping; for tests and diagnostics).
+    #if DEBUG
+    /// Buffers handed out for reuse so far (wrapping; tests only: debug builds).
     package private(set) var reuses: UInt32 = 0
+    #endif
 
     package init() {}
 
@@ -40,9 +43,10 @@ package struct SendBufferPool {
     /// A buffer to copy the next send into, if one is kept.
     package mutating func take() -> ByteBuffer? {
         guard let buffer = buffers.popLast() else { return nil }
-        keptBytes -= buffer.capacity
         usedSinceCheck = true
+        #if DEBUG
         reuses &+= 1
+        #endif
         return buffer
     }
 
@@ -52,7 +56,6 @@ package struct SendBufferPool {
         let capacity = buffer.capacity
         guard capacity <= Self.largestKept, keptBytes + capacity <= limit else { return false }
         buffers.append(buffer)
-        keptBytes += capacity
         guard !checkScheduled else { return false }
         checkScheduled = true
         usedSinceCheck = true
@@ -71,6 +74,9 @@ package struct SendBufferPool {
     /// Lets every kept buffer go.
     package mutating func empty() {
         buffers = []
-        keptBytes = 0
+    }
+
+    private var keptBytes: Int {
+        buffers.reduce(0) { $0 + $1.capacity }
     }
 }
