@@ -23,11 +23,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The few libc calls Swift's Glibc module does not expose (`sendmmsg`).
-        .target(name: "CNetworkSystem", cSettings: [.define("_GNU_SOURCE")]),
         .target(
             name: "NetworkSystem",
-            dependencies: ["CNetworkSystem"]
+            dependencies: []
         ),
         // System libraries (pkg-config; installed by scripts/install-deps.sh).
         .systemLibrary(

@@ -8,17 +8,14 @@ extension Flow {
     /// payload limit (the kernel fragments anything up to it). Larger ones fail with `EMSGSIZE`.
     static let largestDatagramThatCannotFailAlone = 65_507
 
-    /// Queues a datagram send (for the loop, or for the end of its batch: `FlowMailbox`); a
-    /// completion closure becomes a datagram completion, whose send the loop writes (it runs
-    /// where it is delivered). True when the loop must be woken.
+    /// Queues a datagram send for the loop; a completion closure becomes a datagram completion.
+    /// True when the loop must be woken.
     func submitDatagram(_ send: FlowSend) -> Bool {
-        guard let body = send.completion else {
-            return mailbox.submitDatagram(send, direct: send.isDirectDatagram)
-        }
+        guard let body = send.completion else { return mailbox.submit(.send(send)) }
         var send = send
         send.completion = nil
         send.datagramCompletion = ClosureDatagramCompletion(body: body)
-        return mailbox.submitDatagram(send, direct: false)
+        return mailbox.submit(.send(send))
     }
 
     /// Copies the bytes of every datagram send of one hop that still sits in the caller's `Data`

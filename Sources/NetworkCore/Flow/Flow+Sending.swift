@@ -58,13 +58,6 @@ extension Flow {
         else { return }
         let buffered = (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1
         guard buffered == 0 else { return }
-        if receives.mode == .datagram {
-            // A batch written from the sender's thread must not find a datagram half assembled
-            // nor overtake completions the loop settled: those that still wait in this loop's
-            // batcher go to their queue first (the sender's go straight there).
-            guard !sendPath.isAssemblingDatagram, datagramOutbox.isEmpty else { return }
-            deliveryBatcher.flushIfOnLoop()
-        }
         mailbox.armDirectWrites(true)
     }
 

@@ -83,7 +83,7 @@ package final class Flow: @unchecked Sendable {
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
     /// outstanding read instead of waking the loop (see `updateReadArming`).
     var readArmed = false
-    /// The mailbox holds a `DirectSocket` (plain TCP or UDP whose socket we opened): the loop keeps arming direct
+    /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
     /// writes whenever it has nothing left to write.
     var directSocketAttached = false
     // (The facts that die with `ready`, the read in flight and the ends of the two directions,
@@ -253,11 +253,9 @@ package final class Flow: @unchecked Sendable {
     }
 
     /// Ends a batch; everything issued inside it reaches the loop in one hop and leaves in one
-    /// flush (one `sendmmsg` for datagrams), or, for a datagram flow whose loop armed direct
-    /// writes, leaves in one `sendmmsg` from this thread (`FlowMailbox.endDatagramBatch`).
+    /// flush (one `sendmmsg` for datagrams).
     package func endBatch() {
-        let wake = transportKind == .udp ? mailbox.endDatagramBatch(flow: self) : mailbox.endBatch()
-        if wake { wakeLoop() }
+        if mailbox.endBatch() { wakeLoop() }
     }
 
     /// Runs one of the application's callbacks for this flow (on its queue). Operations the
@@ -375,9 +373,6 @@ package final class Flow: @unchecked Sendable {
         stateHandler?(state)
         if budgetOpen {
             mailbox.budget { $0.setOpen(true) }
-            armDirectWritesIfIdle()
-        } else if !stream && state == .ready {
-            // Datagrams have no budget: direct writes may start once `ready` was handed on.
             armDirectWritesIfIdle()
         }
         if state == .cancelled { stateHandler = nil }

@@ -7,10 +7,7 @@ package protocol FlowDatagramCompletion: Sendable {
     func run(_ error: FlowError?)
 
     /// Hands `batch` (completions of this completion's flow, in send order, this one among
-    /// them) on to where they run, in one piece. Called on the batch's first completion: every
-    /// completion of one flow must be of one kind. Called on the flow's event loop, or on the
-    /// thread that wrote the batch to the socket (`FlowMailbox`) with the flow's lock held: it
-    /// must only hand the batch on (to a queue), never run it there. (The engine's own
-    /// `ClosureDatagramCompletion`, which runs it at once, is never given a batch off the loop.)
+    /// them) on to where they run, in one piece. Called on the flow's event loop, on the
+    /// batch's first completion: every completion of one flow must be of one kind.
     func deliver(_ batch: FlowDatagramCompletions)
 }

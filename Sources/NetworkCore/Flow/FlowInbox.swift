@@ -44,15 +44,11 @@ package struct FlowInbox<Operation> {
     private var earlyHandlersQueued: Int32 = 0
     /// Queued operations that were not lazy.
     private var eagerQueued: Int32 = 0
-    /// How many of `operations` are whole datagrams a sender may write from its thread
-    /// (`claimDirectDatagrams`): all of them, or the loop must take them. (Counted as they come,
-    /// so that the claim need not look at each.)
-    private var directDatagramsQueued: Int32 = 0
     /// Send completion handlers running now.
     private var runningHandlers: Int16 = 0
     /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
     private var directWriteInProgress = false
-    /// The duplicate descriptor direct writes go to (plain TCP or UDP whose socket we opened), if any.
+    /// The duplicate descriptor direct writes go to (plain TCP we connected), if any.
     package var directSocket: DirectSocket?
     /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
     package private(set) var directlyWrittenBytes: UInt64 = 0
@@ -62,12 +58,10 @@ package struct FlowInbox<Operation> {
     /// Queues `operation`; true when the caller must wake the loop. A `lazy` operation (a
     /// receive) does not wake the loop while it has a read armed (`readArmed`): the loop takes
     /// the mailbox before it handles whatever that read brings, which is the first moment the
-    /// receive could matter. `directDatagram`: a whole datagram that a sender may write from its
-    /// thread (see `claimDirectDatagrams`).
-    package mutating func append(_ operation: Operation, lazy: Bool = false, directDatagram: Bool = false) -> Bool {
+    /// receive could matter.
+    package mutating func append(_ operation: Operation, lazy: Bool = false) -> Bool {
         operations.append(operation)
         if !lazy { eagerQueued += 1 }
-        if directDatagram { directDatagramsQueued += 1 }
         return claimWake()
     }
 
@@ -89,7 +83,6 @@ package struct FlowInbox<Operation> {
         // writer wakes the loop again when it is done (`finishDirectWrite`).
         guard !directWriteInProgress else { return [] }
         eagerQueued = 0
-        directDatagramsQueued = 0
         if !operations.isEmpty { directWritesArmed = false }
         var taken: [Operation] = []
         swap(&taken, &operations)
@@ -101,7 +94,6 @@ package struct FlowInbox<Operation> {
     /// on its way for the rest and they keep their order.
     package mutating func takeLazy() -> [Operation] {
         guard eagerQueued == 0, !operations.isEmpty else { return [] }
-        directDatagramsQueued = 0
         var taken: [Operation] = []
         swap(&taken, &operations)
         return taken
@@ -113,7 +105,7 @@ package struct FlowInbox<Operation> {
 
     /// True when the caller must wake the loop.
     package mutating func endBatch() -> Bool {
-        leaveBatch()
+        batchDepth = max(0, batchDepth - 1)
         return claimWake()
     }
 
@@ -174,52 +166,6 @@ package struct FlowInbox<Operation> {
         directlyWrittenBytes &+= UInt64(bytes)
         if completes { earlyHandlersQueued += 1 }
         return claimWake()
-    }
-
-    /// Claims the socket for a direct write of every queued operation, all of them whole
-    /// datagrams (appended as `directDatagram`), taking them out of the queue: at the end of a
-    /// `batch { }` on a datagram flow whose loop armed direct writes. Nil when they must go
-    /// through the loop. Until `finishDirectDatagrams`, other senders queue, and the loop takes
-    /// nothing.
-    package mutating func claimDirectDatagrams() -> (DirectSocket, [Operation])? {
-        guard let directSocket, directWritesArmed, !directWriteInProgress, batchDepth == 0, !operations.isEmpty,
-            Int(directDatagramsQueued) == operations.count
-        else { return nil }
-        directWriteInProgress = true
-        eagerQueued = 0
-        directDatagramsQueued = 0
-        var taken: [Operation] = []
-        swap(&taken, &operations)
-        return (directSocket, taken)
-    }
-
-    /// The claimed datagrams are written but for `rest` (the socket's buffer filled, or it
-    /// failed: `failure`, which the loop must hear first), which goes to the loop ahead of
-    /// whatever was queued meanwhile; direct writes stop until the loop has written it. `bytes`
-    /// went to the socket. True when the caller must wake the loop.
-    package mutating func finishDirectDatagrams(bytes: Int, rest: [Operation], failure: Operation?) -> Bool {
-        directWriteInProgress = false
-        directlyWrittenBytes &+= UInt64(bytes)
-        if !rest.isEmpty || failure != nil { directWritesArmed = false }
-        operations.insert(contentsOf: rest, at: 0)
-        eagerQueued += Int32(rest.count)
-        directDatagramsQueued += Int32(rest.count)
-        if let failure {
-            operations.insert(failure, at: 0)
-            eagerQueued += 1
-        }
-        return claimWake()
-    }
-
-    /// Leaves a batch without waking anyone (the caller goes on to `claimDirectDatagrams`, then
-    /// `wakeIfNeeded`).
-    package mutating func leaveBatch() {
-        batchDepth = max(0, batchDepth - 1)
-    }
-
-    /// True when the caller must wake the loop for what is queued.
-    package mutating func wakeIfNeeded() -> Bool {
-        claimWake()
     }
 
     /// Queues `operation` ahead of everything queued (the rest of a partial direct write); true

@@ -22,9 +22,6 @@ package struct FlowSendPath {
 
     package init() {}
 
-    /// Incomplete sends wait for the rest of their datagram.
-    package var isAssemblingDatagram: Bool { partialDatagram != nil }
-
     /// What one send becomes.
     package enum Step: Equatable {
         /// Write these bytes (nil: none) and, if `closesOutput`, shut the sending side after.

@@ -194,15 +194,10 @@ struct ClientStackBuilder: Sendable {
     ) -> EventLoopFuture<Channel> {
         let flow = self.flow
         let address = attempt.address
-        // Plain UDP opens its own socket, so the flow learns the descriptor and may write a
-        // batch's datagrams to it from the sender's thread (`DirectSocket`); DTLS and proxied
-        // stacks write through their handlers on the loop.
-        let ownsSocket = configuration.tls == nil && proxy == nil
-        var bootstrap = DatagramBootstrap(group: eventLoop)
+        let bootstrap = DatagramBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-        if !ownsSocket { bootstrap = bootstrap.applying(options) }
-        bootstrap = bootstrap
+            .applying(options)
             .channelInitializer { channel in
                 attempt.channel = channel
                 guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
@@ -218,30 +213,7 @@ struct ClientStackBuilder: Sendable {
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
-        let bound: EventLoopFuture<Channel>
-        if ownsSocket {
-            let descriptor: Int32
-            do {
-                descriptor = try bindAddress.withSockAddr { local, length in
-                    try SocketOpening.open(
-                        family: Int32(local.pointee.sa_family), type: Int32(SOCK_DGRAM.rawValue), protocol: 0,
-                        settings: options, bestEffort: [], local: UnsafeRawBufferPointer(start: local, count: length))
-                }
-            } catch let error as SystemError {
-                return eventLoop.makeFailedFuture(FlowError.posix(error.errno))
-            } catch {
-                return eventLoop.makeFailedFuture(error)
-            }
-            // NIO connects it, as it would its own socket, so that it knows the peer (a
-            // connected channel's writes carry no address, and `remoteAddress` is set).
-            bound = bootstrap.withBoundSocket(descriptor).map { channel in
-                attempt.descriptor = descriptor
-                return channel
-            }
-        } else {
-            bound = bootstrap.bind(to: bindAddress)
-        }
-        let connected: EventLoopFuture<Channel> = bound.flatMap { channel in
+        let connected: EventLoopFuture<Channel> = bootstrap.bind(to: bindAddress).flatMap { channel in
             channel.connect(to: address).map {
                 attempt.connected = .now()
                 return channel

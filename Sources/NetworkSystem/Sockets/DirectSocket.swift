@@ -4,8 +4,8 @@ import Glibc
 import Musl
 #endif
 
-/// A duplicate of a connected socket's descriptor (TCP, or UDP: `DirectSocket+Datagrams`),
-/// through which a flow writes from the sender's thread while the event loop owns the original.
+/// A duplicate of a connected stream socket's descriptor, through which a flow writes from the
+/// sender's thread while the event loop owns the original.
 ///
 /// A duplicate, not the original number: the loop may close its descriptor at any moment (a reset,
 /// a cancel) and the kernel may hand the number to an unrelated file; the duplicate stays ours
@@ -13,7 +13,7 @@ import Musl
 /// connection closes (the socket's FIN or reset waits for the last descriptor). Not thread-safe:
 /// the owner serializes its use (the flow's mailbox lock).
 package final class DirectSocket: @unchecked Sendable {
-    let descriptor: Int32
+    private let descriptor: Int32
 
     /// Duplicates `descriptor` (close-on-exec); nil when the system refuses, or when descriptors
     /// run short: a duplicate whose number lies in the top quarter of the process's limit is
