@@ -1,20 +1,21 @@
 import NetworkCore
 
 /// A UDP send's `.contentProcessed` handler as the engine carries it: three words (the handler
-/// and where its connection delivers callbacks), stored inline in the send, so a datagram's
+/// and the connection, which delivers the callbacks), stored inline in the send, so a datagram's
 /// completion costs no allocation. The engine settles a flush's worth at once; they run on the
 /// connection's queue in one block.
 struct DatagramSendCompletion: FlowDatagramCompletion {
     let handler: @Sendable (NWError?) -> Void
-    /// (Not the connection: it is weakly referenced, which makes every retain of it slow, and a
-    /// send is copied several times on its way.)
-    let delivery: CallbackDelivery
+    /// (A connection the application references weakly has a side table, which makes every
+    /// retain of it a little slower, and a send is copied several times on its way; a delivery
+    /// object of its own cost every connection a malloc chunk, which was worse.)
+    let connection: NWConnection
 
     /// Nil for completions that call nothing (`.idempotent`).
-    init?(_ completion: NWConnection.SendCompletion, delivery: CallbackDelivery) {
+    init?(_ completion: NWConnection.SendCompletion, connection: NWConnection) {
         guard case .contentProcessed(let handler) = completion else { return nil }
         self.handler = handler
-        self.delivery = delivery
+        self.connection = connection
     }
 
     func run(_ error: FlowError?) {
@@ -22,6 +23,6 @@ struct DatagramSendCompletion: FlowDatagramCompletion {
     }
 
     func deliver(_ batch: FlowDatagramCompletions) {
-        delivery.deliver { batch.runAsCallback() }
+        connection.deliver { batch.runAsCallback() }
     }
 }

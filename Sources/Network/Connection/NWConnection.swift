@@ -13,7 +13,7 @@ import Synchronization
 /// Create it, set its handlers, call ``start(queue:)``; every callback then runs on that queue,
 /// in the order the connection produced the events. Nothing is sent or delivered before `start`.
 /// Cancel it when done: ``State/cancelled`` is always the last state and releases the handlers.
-public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendable {
+public final class NWConnection: CustomDebugStringConvertible, CallbackDelivering, @unchecked Sendable {
     /// The remote endpoint given at creation.
     public final let endpoint: NWEndpoint
     /// The parameters given at creation. The connection took a snapshot of their values when it
@@ -28,7 +28,8 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// The engine flow behind this connection.
     package let flow: Flow
-    private let delivery: CallbackDelivery
+    /// The batcher of the flow's event loop (looked up once: the lookup takes a global lock).
+    private let batcher: DeliveryBatcher
     private let shared = Mutex(Shared())
     // (The number in `debugDescription` is the flow's, as in its log lines: a counter of our
     // own would take the connection one malloc size class up.)
@@ -42,6 +43,9 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         /// What the flow knew when it became ready, for readers on any thread (set on `ready`,
         /// kept afterwards).
         var readyFacts: FlowReadyFacts?
+        /// Where callbacks go (see `CallbackDelivering`): under this lock rather than in an
+        /// object of its own, which would cost every connection a malloc chunk.
+        var delivery = CallbackDelivery.initial
     }
 
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
@@ -57,7 +61,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             configuration.unsupported = error
         }
         self.flow = Flow(configuration: configuration)
-        self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
+        self.batcher = flow.deliveryBatcher
         // The flow is observed from `start` (or a `cancel` before it) on, not from here: until
         // then nothing changes its state, and an unstarted connection nobody holds simply goes
         // away. (Observing it weakly from here would cost every connection a weak-reference
@@ -74,7 +78,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         self.endpoint = endpoint
         self.keptParameters = parameters
         self.flow = flow
-        self.delivery = CallbackDelivery(batcher: flow.deliveryBatcher)
+        self.batcher = flow.deliveryBatcher
         // Observed from `start` or `cancel` on, as an outbound connection.
     }
 
@@ -82,7 +86,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
 
     /// Starts establishing the connection; callbacks will run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
-        guard delivery.start(queue: queue) else { return }
+        guard startDelivery(queue: queue) else { return }
         observeFlow()
         flow.start()
     }
@@ -94,7 +98,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     }
 
     /// The queue given to ``start(queue:)``, nil before.
-    public final var queue: DispatchQueue? { delivery.queue }
+    public final var queue: DispatchQueue? { deliveryQueue }
 
     /// Tries a waiting connection again now instead of waiting for a network change.
     public final func restart() {
@@ -105,13 +109,13 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// Pending receives and sends complete with `ECANCELED`, then the state becomes `cancelled`.
     public final func cancel() {
         // Not started: the `cancelled` to come must still reach this connection.
-        if delivery.queue == nil { observeFlow() }
+        if deliveryQueue == nil { observeFlow() }
         flow.cancel(force: false)
     }
 
     /// Closes the connection at once, resetting it (a TCP RST), then reports `cancelled`.
     public final func forceCancel() {
-        if delivery.queue == nil { observeFlow() }
+        if deliveryQueue == nil { observeFlow() }
         flow.cancel(force: true)
     }
 
@@ -233,7 +237,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
             }
             return work
         }
-        for item in work { delivery.deliver(item) }
+        for item in work { deliver(item) }
     }
 
     /// The largest datagram one send may carry (UDP), or the largest single write for streams;
@@ -267,7 +271,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         let readyPath = path
         // In order with send completions, which may come from the sender's thread (see
         // `deliverInOrder`): none may reach the queue before the `ready` it follows.
-        delivery.deliverInOrder { [self] in
+        deliverInOrder { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
             if let handler { self.flow.runCallback { handler(newState) } }
             if let path = readyPath, let pathHandler = self.shared.withLock({ $0.pathWatch?.pathHandler }) {
@@ -300,7 +304,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
         // Captures no more than it needs, the connection and the completion (40 bytes, one
-        // malloc size class below capturing the delivery and the flow apart; `Self` would add the
+        // malloc size class below capturing the batcher and the flow apart; `Self` would add the
         // dynamic type, hence `NWConnection.translate`): an idle connection's pending receive
         // keeps this closure.
         flow.receive(
@@ -309,7 +313,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
                 let flow = self.flow
                 let (data, context, isComplete, error) = NWConnection.translate(
                     outcome, isDatagram: flow.transportKind == .udp)
-                self.delivery.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
+                self.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
             })
     }
 
@@ -381,7 +385,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         if flow.transportKind == .udp {
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, delivery: delivery))
+                completion: DatagramSendCompletion(completion, connection: self))
         }
         flow.send(
             data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -398,7 +402,7 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         if flow.transportKind == .udp {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, delivery: delivery))
+                completion: DatagramSendCompletion(completion, connection: self))
         }
         flow.send(
             bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -408,12 +412,11 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
     /// The engine's completion for a send's `completion`: it hands the handler to the queue.
     private func flowCompletion(_ completion: NWConnection.SendCompletion) -> Flow.SendCompletion? {
         guard case .contentProcessed(let handler) = completion else { return nil }
-        let delivery = self.delivery
         // Some stream completions come from the sender's thread (the send fit the flow's
         // buffer), the rest from the loop: straight to the queue, so they stay in order.
-        return { error, ticket in
+        return { [self] error, ticket in
             let nwError = error.map(NWError.init)
-            delivery.deliverInOrder { ticket.run { handler(nwError) } }
+            self.deliverInOrder { ticket.run { handler(nwError) } }
         }
     }
 
@@ -424,6 +427,14 @@ public final class NWConnection: CustomDebugStringConvertible, @unchecked Sendab
         block()
         flow.endBatch()
     }
+
+    // MARK: - Delivery
+
+    func withDelivery<Result: Sendable>(_ body: (inout CallbackDelivery) -> Result) -> Result {
+        shared.withLock { body(&$0.delivery) }
+    }
+
+    var deliveryBatcher: DeliveryBatcher? { batcher }
 
     // MARK: - Metadata
 

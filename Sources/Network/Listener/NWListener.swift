@@ -13,7 +13,7 @@ import Synchronization
 /// Each new connection reaches ``newConnectionHandler`` in the `setup` state and does nothing
 /// until you start it. A UDP listener uses one socket: each remote address becomes one
 /// connection, and its replies leave from the listener's port.
-public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable {
+public final class NWListener: CustomDebugStringConvertible, CallbackDelivering, @unchecked Sendable {
     /// A value of ``newConnectionLimit`` that means "no limit" (the C constant's value, UINT32_MAX).
     public static let InfiniteConnectionLimit: Int = Int(UInt32.max)
 
@@ -21,7 +21,6 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
     public final let parameters: NWParameters
 
     package let engine: FlowListener
-    private let delivery = CallbackDelivery()
     private let shared = Mutex(Shared())
     private let requestedPort: NWEndpoint.Port
 
@@ -31,6 +30,8 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
         var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)?
         var service: Service?
+        /// Where callbacks go (see `CallbackDelivering`).
+        var delivery = CallbackDelivery.initial
     }
 
     /// Creates a listener for `parameters` on `port` (`.any` lets the system choose). A
@@ -84,7 +85,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
 
     /// Binds and starts accepting; callbacks run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
-        guard delivery.start(queue: queue) else { return }
+        guard startDelivery(queue: queue) else { return }
         engine.startAccepting(
             stateHandler: { [self] state in self.engineStateChanged(state) },
             newConnectionHandler: { [self] flow, remote in self.accepted(flow, remote: remote) }
@@ -92,7 +93,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
     }
 
     /// The queue given to ``start(queue:)``, nil before.
-    public final var queue: DispatchQueue? { delivery.queue }
+    public final var queue: DispatchQueue? { deliveryQueue }
 
     /// Stops listening. Connections already handed out are not affected.
     public final func cancel() {
@@ -151,7 +152,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
     private func engineStateChanged(_ engineState: FlowListenerState) {
         let newState = State(engineState)
         shared.withLock { $0.state = newState }
-        delivery.deliver { [self] in
+        deliver { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
             handler?(newState)
             if newState == .cancelled {
@@ -171,7 +172,7 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
         }
         // Inbound connections share the listener's parameters object (its snapshot is already taken).
         let connection = NWConnection(accepted: flow, endpoint: remote, parameters: parameters)
-        delivery.deliver { [self] in
+        deliver { [self] in
             guard let handler = self.shared.withLock({ $0.newConnectionHandler }) else {
                 // Nobody takes it: close it rather than leak it.
                 connection.cancel()
@@ -180,6 +181,15 @@ public final class NWListener: CustomDebugStringConvertible, @unchecked Sendable
             handler(connection)
         }
     }
+
+    // MARK: - Delivery
+
+    func withDelivery<Result: Sendable>(_ body: (inout CallbackDelivery) -> Result) -> Result {
+        shared.withLock { body(&$0.delivery) }
+    }
+
+    /// Listener events are few: each goes to the queue on its own.
+    var deliveryBatcher: DeliveryBatcher? { nil }
 
     /// A readable summary: the port and state.
     public var debugDescription: String {

@@ -7,8 +7,8 @@ import Logging
 import NIOCore
 import NetworkDNS
 
-/// What the transport reports (called by `FlowChannelHandler`, or by the listener for a shared
-/// datagram socket), and opening and closing it. All on the flow's event loop.
+/// What the transport reports (called by the flow's channel handler methods, `Flow+ChannelHandler`,
+/// or by the listener for a shared datagram socket), and opening and closing it. All on the flow's event loop.
 extension Flow {
     func transportRead(_ buffer: ByteBuffer, channel: Channel) {
         guard channel === transport.channel else { return }

@@ -1,9 +1,10 @@
 import NIOCore
 
-/// The last handler of a flow's pipeline: forwards reads, end of stream and errors to the flow.
-/// It knows which channel it belongs to so a flow can ignore a stale attempt's events. How it
-/// holds the flow is `Link`'s choice (`OwningFlowLink` for the channels of outbound flows,
-/// `WeakFlowLink` for accepted ones); it lets go when NIO removes it as the channel closes.
+/// The last handler of a flow's pipeline where the flow cannot be it itself (see
+/// `Flow+ChannelHandler`): a datagram channel's (other messages) or an accepted flow's (held
+/// weakly). It hands every event on to the flow's own handler methods. How it holds the flow is
+/// `Link`'s choice (`OwningFlowLink` for outbound flows, `WeakFlowLink` for accepted ones); it
+/// lets go when NIO removes it as the channel closes.
 final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = Message
 
@@ -25,27 +26,25 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        flow?.transportActive(channel: context.channel)
-        context.fireChannelActive()
+        guard let flow else { return context.fireChannelActive() }
+        flow.channelActive(context: context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        flow?.transportReadComplete(channel: context.channel)
+        flow?.channelReadComplete(context: context)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed {
-            flow?.transportEndOfStream(channel: context.channel)
-        }
-        context.fireUserInboundEventTriggered(event)
+        guard let flow else { return context.fireUserInboundEventTriggered(event) }
+        flow.userInboundEventTriggered(context: context, event: event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        flow?.transportInactive(channel: context.channel)
+        flow?.channelInactive(context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        flow?.transportError(FlowError(error), channel: context.channel)
+        flow?.errorCaught(context: context, error: error)
     }
 }
 

@@ -113,7 +113,7 @@ struct ClientStackBuilder: Sendable {
                 }
             }
             return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
+                try channel.pipeline.syncOperations.addHandler(flow)
             }
         }
         var connected: EventLoopFuture<Channel>
