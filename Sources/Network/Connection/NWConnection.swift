@@ -51,16 +51,17 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     /// Creates an outbound connection to `endpoint`; nothing happens until ``start(queue:)``.
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
-        self.keptParameters = SharedParameters.shared(for: parameters) ?? parameters
-        var configuration: FlowConfiguration
-        switch endpoint.flowTarget() {
-        case .success(let target):
-            configuration = parameters.flowConfiguration(target: target)
-        case .failure(let error):
-            configuration = parameters.flowConfiguration(target: .unix(path: ""))
-            configuration.unsupported = error
+        if let shared = SharedParameters.shared(for: parameters) {
+            // Shared parameters never change: the flow gets its configuration at `start`.
+            self.keptParameters = shared
+            let configuration = Self.flowConfiguration(endpoint, shared)
+            self.flow = Flow(
+                transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation)
+        } else {
+            // The user's object may change after this: its values are taken now.
+            self.keptParameters = parameters
+            self.flow = Flow(configuration: Self.flowConfiguration(endpoint, parameters))
         }
-        self.flow = Flow(configuration: configuration)
         self.batcher = flow.deliveryBatcher
         // The flow is observed from `start` (or a `cancel` before it) on, not from here: until
         // then nothing changes its state, and an unstarted connection nobody holds simply goes
@@ -71,6 +72,18 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     /// Creates an outbound connection to `host` and `port`.
     public convenience init(host: NWEndpoint.Host, port: NWEndpoint.Port, using parameters: NWParameters) {
         self.init(to: .hostPort(host: host, port: port), using: parameters)
+    }
+
+    /// What the flow needs to reach `endpoint` with `parameters`.
+    private static func flowConfiguration(_ endpoint: NWEndpoint, _ parameters: NWParameters) -> FlowConfiguration {
+        switch endpoint.flowTarget() {
+        case .success(let target):
+            return parameters.flowConfiguration(target: target)
+        case .failure(let error):
+            var configuration = parameters.flowConfiguration(target: .unix(path: ""))
+            configuration.unsupported = error
+            return configuration
+        }
     }
 
     /// Wraps a flow a listener accepted.
@@ -88,7 +101,11 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     public final func start(queue: DispatchQueue) {
         guard startDelivery(queue: queue) else { return }
         observeFlow()
-        flow.start()
+        if SharedParameters.contains(keptParameters) {
+            flow.start(configuration: Self.flowConfiguration(endpoint, keptParameters))
+        } else {
+            flow.start()
+        }
     }
 
     /// From here on the flow reports its states to this connection, and keeps it alive (as
