@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import NetworkCore
+
+extension NWConnection {
+    /// Sends `content` as part of the message `contentContext`. `isComplete` ends the message
+    /// (on UDP, one datagram per complete message); completing a final context (`isFinal`, as
+    /// ``ContentContext/finalMessage`` and ``ContentContext/defaultStream``) closes the sending
+    /// side. Sends made before the connection is ready wait and leave, in order, once it is.
+    @preconcurrency public final func send(
+        content: Data?,
+        contentContext: NWConnection.ContentContext = .defaultMessage,
+        isComplete: Bool = true,
+        completion: NWConnection.SendCompletion
+    ) {
+        if flow.transportKind == .udp {
+            return flow.send(
+                datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: DatagramSendCompletion(completion, connection: self))
+        }
+        flow.send(
+            data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+            completion: flowCompletion(completion))
+    }
+
+    /// Sends any contiguous or discontiguous bytes; see ``send(content:contentContext:isComplete:completion:)``.
+    @preconcurrency public final func send<Content: DataProtocol>(
+        content: Content?,
+        contentContext: NWConnection.ContentContext = .defaultMessage,
+        isComplete: Bool = true,
+        completion: NWConnection.SendCompletion
+    ) {
+        if flow.transportKind == .udp {
+            return flow.send(
+                datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: DatagramSendCompletion(completion, connection: self))
+        }
+        flow.send(
+            bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+            completion: flowCompletion(completion))
+    }
+
+    /// The engine's completion for a send's `completion`: it hands the handler to the queue.
+    private func flowCompletion(_ completion: NWConnection.SendCompletion) -> Flow.SendCompletion? {
+        guard case .contentProcessed(let handler) = completion else { return nil }
+        // Some stream completions come from the sender's thread (the send fit the flow's
+        // buffer), the rest from the loop: straight to the queue, so they stay in order.
+        return { [self] error, ticket in
+            let nwError = error.map(NWError.init)
+            self.deliverInOrder { ticket.run { handler(nwError) } }
+        }
+    }
+
+    /// Runs `block` and sends everything it sends together: for datagrams, in one system call
+    /// (`sendmmsg`) where possible.
+    public final func batch(_ block: () -> Void) {
+        flow.beginBatch()
+        block()
+        flow.endBatch()
+    }
+}
