@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -14,11 +9,10 @@ import Synchronization
 /// flow, so it costs no allocation of its own. Each method answers whether the caller must now
 /// wake the loop, which then drains the mailbox with `take()`.
 ///
-/// The inbox also keeps the flow's `DirectSocket` (plain TCP and UDP connections whose socket we
-/// opened ourselves): while the loop has armed direct writes (`FlowInbox.directWritesArmed`), a
-/// stream send, or a batch's datagrams (one `sendmmsg`), is written to the socket right here, on
-/// the sender's thread, instead of waking the loop; only what the socket does not take goes to
-/// the loop.
+/// The inbox also keeps the flow's `DirectSocket` (plain TCP connections we connected
+/// ourselves): while the loop has armed direct writes (`FlowInbox.directWritesArmed`), a stream
+/// send is written to the socket right here, on the sender's thread, instead of waking the loop;
+/// only what the socket does not take goes to the loop.
 struct FlowMailbox: ~Copyable {
     private let inbox = Mutex(FlowInbox<FlowOperation>())
 
