@@ -14,17 +14,24 @@ package enum StreamSocketConnect {
         package var inProgress: Bool
     }
 
-    /// Opens a stream socket of `family` (`protocol` 0 for TCP, or `IPPROTO_MPTCP`) as
-    /// `SocketOpening.open` does and starts connecting to `remote`. The descriptor is closed on
-    /// failure.
+    /// Opens a nonblocking, close-on-exec stream socket of `family` (`protocol` 0 for TCP, or
+    /// `IPPROTO_MPTCP`), applies `settings` (the first failure fails the connect, as it would
+    /// through NIO), tries `bestEffort` (failures ignored), binds to `local` if given and starts
+    /// connecting to `remote`. The descriptor is closed on failure.
     package static func start(
         family: Int32, protocol: Int32, settings: [SocketOptionSetting], bestEffort: [SocketOptionSetting],
         local: UnsafeRawBufferPointer?, remote: UnsafeRawBufferPointer
     ) throws(SystemError) -> Started {
-        let descriptor = try SocketOpening.open(
-            family: family, type: Int32(SOCK_STREAM.rawValue), protocol: `protocol`, settings: settings,
-            bestEffort: bestEffort, local: local)
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), `protocol`)
+        guard descriptor >= 0 else { throw .last("socket") }
         do throws(SystemError) {
+            try SocketOptions.apply(settings, fd: descriptor)
+            SocketOptions.applyBestEffort(bestEffort, fd: descriptor)
+            if let local, let address = local.baseAddress {
+                guard bind(descriptor, address.assumingMemoryBound(to: sockaddr.self), socklen_t(local.count)) == 0 else {
+                    throw .last("bind")
+                }
+            }
             guard let address = remote.baseAddress else { throw SystemError(errno: EINVAL, call: "connect") }
             while true {
                 if connect(descriptor, address.assumingMemoryBound(to: sockaddr.self), socklen_t(remote.count)) == 0 {
