@@ -52,11 +52,12 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     public init(to endpoint: NWEndpoint, using parameters: NWParameters) {
         self.endpoint = endpoint
         if let shared = SharedParameters.shared(for: parameters) {
-            // Shared parameters never change: the flow gets its configuration at `start`.
+            // Shared parameters never change: the flow gets its configuration at `start`, and
+            // needs only these two of its values now. (Plain parameters always name TCP or UDP.)
             self.keptParameters = shared
-            let configuration = Self.flowConfiguration(endpoint, shared)
             self.flow = Flow(
-                transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation)
+                transport: shared.flowTransport ?? .tcp,
+                fragmentationDisabled: shared.defaultProtocolStack.ipOptions.disableFragmentation)
         } else {
             // The user's object may change after this: its values are taken now.
             self.keptParameters = parameters
