@@ -1,4 +1,4 @@
-import NetworkSystem
+import NetworkCore
 
 /// The values of parameters that say no more than a transport's and IP's socket settings: no
 /// protocol above the transport and every other preference at its default (what `.tcp`, `.udp`
