@@ -31,7 +31,12 @@ struct HappyEyeballsEndToEndTests {
             configuration.addressLookup = ScriptedAddressLookup { _, _, sink in
                 if let aaaaLag {
                     sink.answered(.ipv4, ipv4)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(aaaaLag)) {
+                    // The late answer is timed on the race's own event loop (the lookup starts
+                    // there), as the resolution delay is: a timer on Dispatch's global queues
+                    // shares its threads with the test pool's and can fire tens of ms late when
+                    // the machine is busy.
+                    let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
+                    loop.scheduleTask(in: .milliseconds(Int64(aaaaLag))) {
                         sink.answered(.ipv6, ipv6)
                         sink.finished()
                     }
