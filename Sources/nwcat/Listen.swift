@@ -179,8 +179,20 @@ final class ListenSession: @unchecked Sendable {
     private func received(_ data: Data?, endOfStream: Bool, error: NWError?, on connection: NWConnection) {
         if let data, !data.isEmpty {
             Console.output(data)
-            if echo { connection.send(content: data, completion: .contentProcessed { _ in }) }
+            if echo {
+                // The next receive waits for the echo to be sent: a peer that writes without
+                // reading stalls its own stream (TCP's window) instead of growing our queue.
+                connection.send(content: data, completion: .contentProcessed { [self] _ in
+                    proceed(endOfStream: endOfStream, error: error, on: connection)
+                })
+                return
+            }
         }
+        proceed(endOfStream: endOfStream, error: error, on: connection)
+    }
+
+    /// What follows a receive (and its echo): the next receive, or the end of the connection.
+    private func proceed(endOfStream: Bool, error: NWError?, on connection: NWConnection) {
         guard connections[ObjectIdentifier(connection)] != nil, !stopping else { return }
         if let error {
             Console.log("connection from \(connection.endpoint.debugDescription): \(error.debugDescription)")

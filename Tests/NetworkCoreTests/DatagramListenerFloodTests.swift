@@ -8,7 +8,7 @@ import Testing
 @testable import NetworkCore
 
 /// A UDP listener facing datagrams from many new addresses keeps a bounded number of unstarted
-/// peers; starting them makes room for more.
+/// peers (starting them makes room for more) and of peers in all (idle ones make room).
 @Suite("Core.DatagramListenerFlood")
 struct DatagramListenerFloodTests {
     private func udpSocket() -> Int32 {
@@ -31,7 +31,7 @@ struct DatagramListenerFloodTests {
     @Test func unstartedPeersAreCapped() async throws {
         var configuration = FlowListenerConfiguration(transport: .udp, port: 0, child: FlowConfiguration(target: .unix(path: "")))
         configuration.localHost = "127.0.0.1"
-        configuration.maximumUnstartedPeers = 5
+        configuration.datagramPeerLimits.maximumUnstarted = 5
         let listener = FlowListener(configuration: configuration)
         let flows = Mutex<[Flow]>([])
         let ready = AsyncStream<Void>.makeStream()
@@ -54,6 +54,55 @@ struct DatagramListenerFloodTests {
         for fd in sockets { send(fd, to: port) }
         try await Task.sleep(for: .milliseconds(300))
         #expect(flows.withLock { $0.count } == 8)
+        for flow in flows.withLock({ $0 }) { flow.cancel(force: false) }
+        listener.cancel()
+    }
+
+    @Test("a full table drops new addresses until a peer has idled long enough, then that peer fails with ECONNABORTED and the newcomer takes its slot; a busy peer is never evicted")
+    func idlePeersAreEvicted() async throws {
+        var configuration = FlowListenerConfiguration(transport: .udp, port: 0, child: FlowConfiguration(target: .unix(path: "")))
+        configuration.localHost = "127.0.0.1"
+        configuration.datagramPeerLimits.maximumPeers = 3
+        configuration.datagramPeerLimits.idleBeforeEviction = .milliseconds(400)
+        let listener = FlowListener(configuration: configuration)
+        let flows = Mutex<[Flow]>([])
+        let failures = Mutex<[Int: FlowError]>([:])
+        let ready = AsyncStream<Void>.makeStream()
+        listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow, _ in
+            let index = flows.withLock { flows in
+                flows.append(flow)
+                return flows.count - 1
+            }
+            flow.observe { state in
+                if case .failed(let error) = state { failures.withLock { $0[index] = error } }
+            }
+            flow.start()
+        }
+        var iterator = ready.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let port = try #require(listener.port)
+
+        let sockets = (0..<4).map { _ in udpSocket() }
+        defer { sockets.forEach { close($0) } }
+        for fd in sockets.prefix(3) { send(fd, to: port) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(flows.withLock { $0.count } == 3)
+        // Full, and nobody idle long enough: the fourth address is dropped.
+        send(sockets[3], to: port)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(flows.withLock { $0.count } == 3, "no slot may be taken from a peer active 100 ms ago")
+        // Peer 0 keeps talking; 1 and 2 go quiet past the idle time.
+        for _ in 0..<6 {
+            try await Task.sleep(for: .milliseconds(100))
+            send(sockets[0], to: port)
+        }
+        send(sockets[3], to: port)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(flows.withLock { $0.count } == 4, "the newcomer got a slot")
+        let failed = failures.withLock { $0 }
+        #expect(failed.count == 1, "exactly one idle peer was evicted: \(failed)")
+        #expect(failed[0] == nil, "the busy peer stays")
+        #expect(failed.values.allSatisfy { $0 == .posix(ECONNABORTED) }, "\(failed)")
         for flow in flows.withLock({ $0 }) { flow.cancel(force: false) }
         listener.cancel()
     }

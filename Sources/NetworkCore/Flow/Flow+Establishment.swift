@@ -49,16 +49,20 @@ extension Flow {
     private func establishAccepted(_ channel: Channel) {
         report.recordAccepted()
         switch serverSecurity {
-        case .gnuTLS(let handler):
+        case .gnuTLS(let handler, let timeout):
             serverSecurity = nil
             let started = NIODeadline.now()
+            let timer = inboundHandshakeTimer(timeout, startedAt: started)
             handler.handshakeFuture.whenComplete { result in
+                timer.cancel()
                 self.inboundHandshakeFinished(result.mapError { FlowError($0) }, startedAt: started)
             }
-        case .tls(let handler):
+        case .tls(let handler, let timeout):
             serverSecurity = nil
             let started = NIODeadline.now()
+            let timer = inboundHandshakeTimer(timeout, startedAt: started)
             TLSStack.waitForServerHandshake(handler, on: channel).whenComplete { result in
+                timer.cancel()
                 self.inboundHandshakeFinished(
                     result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
             }
@@ -86,10 +90,22 @@ extension Flow {
         }
     }
 
+    /// Fails an inbound TLS handshake that is still running after `timeout` with ETIMEDOUT: a
+    /// peer that stalls mid-handshake (or never starts one) must not hold its socket for good.
+    private func inboundHandshakeTimer(_ timeout: TimeAmount, startedAt started: NIODeadline) -> Scheduled<Void> {
+        eventLoop.scheduleTask(in: timeout) { [weak self] in
+            guard let self else { return }
+            NetworkLog.tls.debug("inbound handshake timed out", metadata: logMetadata)
+            inboundHandshakeFinished(.failure(.posix(ETIMEDOUT)), startedAt: started)
+        }
+    }
+
     /// An inbound flow's TLS or DTLS handshake ended: ready with what it negotiated, or failed
-    /// for good (a handshake is not retried). Returns whether it succeeded.
+    /// for good (a handshake is not retried). Returns whether it succeeded. Only the first
+    /// outcome counts (a timed-out handshake's future fails again when its socket closes).
     @discardableResult
     private func inboundHandshakeFinished(_ result: Result<TLSSessionFacts, FlowError>, startedAt started: NIODeadline) -> Bool {
+        guard machine.state == .preparing else { return false }
         switch result {
         case .success(let facts):
             NetworkLog.tls.debug("handshake complete (inbound)", metadata: logMetadata.merging(facts.logMetadata) { a, _ in a })

@@ -62,6 +62,8 @@ extension Flow {
         NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
         detachDirectSocket()
         complete(receives.fail(error))
+        // Mid-handshake (DTLS) or ready; the state machine ignores the one that does not apply.
+        perform(machine.establishmentFailed(error, fatal: true))
         perform(machine.transportFailed(error))
     }
 
@@ -70,7 +72,11 @@ extension Flow {
     @discardableResult
     package func deliverSharedDatagram(_ buffer: ByteBuffer) -> Bool {
         eventLoop.preconditionInEventLoop()
-        guard receives.bufferedDatagramCount < Self.datagramHighWaterCount else { return false }
+        // A listener peer cannot slow its sender down: what the application has not read yet
+        // is bounded by count and by bytes, and the rest dropped, as a full socket buffer would.
+        guard receives.bufferedDatagramCount < Self.datagramHighWaterCount,
+            receives.bufferedBytes + buffer.readableBytes <= Self.streamHighWater
+        else { return false }
         guard machine.state != .cancelled else { return false }
         if case .shared(let peer) = transport {
             deliverPeerMessages(peer.receive(buffer))
@@ -101,6 +107,8 @@ extension Flow {
     package func sharedTransportFailed(_ error: FlowError) {
         eventLoop.preconditionInEventLoop()
         complete(receives.fail(error))
+        // Mid-handshake (DTLS) or ready; the state machine ignores the one that does not apply.
+        perform(machine.establishmentFailed(error, fatal: true))
         perform(machine.transportFailed(error))
     }
 

@@ -141,13 +141,15 @@ package final class Flow: @unchecked Sendable {
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
         let flow = Flow(accepted: channel)
+        let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {
             let handler = GnuTLSStreamHandler(
                 role: .server, settings: settings, handshake: channel.eventLoop.makePromise(of: TLSSessionFacts.self))
             try channel.pipeline.syncOperations.addHandler(handler, position: .first)
-            flow.serverSecurity = .gnuTLS(handler)
+            flow.serverSecurity = .gnuTLS(handler, handshakeTimeout: handshakeTimeout)
         } else if let (context, settings) = tls {
-            flow.serverSecurity = .tls(try TLSStack.addServerHandler(to: channel, context: context, settings: settings))
+            flow.serverSecurity = .tls(
+                try TLSStack.addServerHandler(to: channel, context: context, settings: settings), handshakeTimeout: handshakeTimeout)
         }
         try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
         return flow

@@ -31,8 +31,17 @@ final class SharedDatagramPeer: Sendable {
     /// What a datagram from the peer brings: under DTLS, the messages it decrypted to and the
     /// session's end if it ended; otherwise the datagram itself.
     func receive(_ datagram: ByteBuffer) -> (messages: [ByteBuffer], end: GnuTLSSession.End?) {
-        guard let dtls else { return ([datagram], nil) }
+        guard let dtls else { return ([Self.compacted(datagram)], nil) }
         return dtls.receive(datagram)
+    }
+
+    /// `datagram` in storage of its own size: the listener reads every datagram into a 64 KiB
+    /// buffer, and a small datagram queued in it would pin all of it.
+    static func compacted(_ datagram: ByteBuffer) -> ByteBuffer {
+        guard datagram.capacity > 2 * datagram.readableBytes + 64 else { return datagram }
+        var copy = ByteBufferAllocator().buffer(capacity: datagram.readableBytes)
+        copy.writeImmutableBuffer(datagram)
+        return copy
     }
 
     /// Gives the peer's slot back to the listener; a DTLS session says goodbye (close_notify)

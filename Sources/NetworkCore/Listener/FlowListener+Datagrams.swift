@@ -25,7 +25,7 @@ extension FlowListener {
             case .verified(let state):
                 prestate = state
             case .challenge(let reply):
-                NetworkLog.listener.trace("DTLS cookie challenge to \(remote.logText)", metadata: logMetadata)
+                logPeerEvent(.trace, "DTLS cookie challenge to \(remote.logText)")
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: reply), promise: nil)
                 return
             case .ignore:
@@ -33,17 +33,25 @@ extension FlowListener {
             }
         }
         // A flood of datagrams from new (possibly spoofed) addresses must not create flows
-        // without bound: peers the application has not started yet are capped.
-        unstartedPeers = unstartedPeers.filter { address in peers[address].map { !$0.hasStarted } ?? false }
-        guard unstartedPeers.count < configuration.maximumUnstartedPeers else {
-            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): too many peers not started yet", metadata: logMetadata)
+        // without bound (`DatagramPeerTable`).
+        let now = NIODeadline.now()
+        switch peers.admit(remote, now: now) {
+        case .admit:
+            break
+        case .admitEvicting(let idle):
+            logPeerEvent(.debug, "peer C\(idle.logID) dropped after idling: the listener has as many peers as it keeps")
+            idle.sharedTransportFailed(.posix(ECONNABORTED))
+        case .tooManyUnstarted:
+            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): too many peers not started yet")
+            return
+        case .full:
+            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): every peer slot is in use")
             return
         }
         guard consumeBudget() else {
-            NetworkLog.listener.trace("dropped a datagram from \(remote.logText): connection limit reached", metadata: logMetadata)
+            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): connection limit reached")
             return
         }
-        unstartedPeers.insert(remote)
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
         childConfiguration.transport = .udp
@@ -54,20 +62,20 @@ extension FlowListener {
             if let prestate { session.continueAfterCookie(prestate) }
             dtls = session
         }
+        let number = peers.takeNumber()
         let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {
             [weak self] in
             guard let self else { return }
-            self.eventLoop.execute { self.releasePeer(remote) }
+            self.eventLoop.execute { self.releasePeer(remote, number: number) }
         }
-        peers[remote] = flow
-        NetworkLog.listener.debug(
-            "new datagram peer C\(flow.logID) from \(remote.logText)", metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
+        peers.insert(flow, number: number, for: remote, now: now)
+        logPeerEvent(.debug, "new datagram peer C\(flow.logID) from \(remote.logText)")
         flow.deliverSharedDatagram(envelope.data)
         handler(flow, remote)
     }
 
-    func releasePeer(_ remote: SocketAddress) {
-        peers[remote] = nil
+    func releasePeer(_ remote: SocketAddress, number: UInt64) {
+        peers.remove(remote, number: number)
         if state == .cancelled && peers.isEmpty {
             channel?.close(promise: nil)
             channel = nil
@@ -76,8 +84,7 @@ extension FlowListener {
 
     func datagramSocketClosed() {
         NetworkLog.listener.debug("the shared datagram socket closed", metadata: logMetadata)
-        let flows = peers.values
-        peers.removeAll()
+        let flows = peers.removeAll()
         for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
         if state == .ready {
             report(.failed(.posix(ECONNABORTED)))
@@ -87,7 +94,7 @@ extension FlowListener {
     /// Stops sending a departed peer's datagrams to a cancelled flow.
     package func forget(_ flow: Flow) {
         eventLoop.execute {
-            if let key = self.peers.first(where: { $0.value === flow })?.key { self.peers[key] = nil }
+            self.peers.remove(flow)
         }
     }
 }

@@ -38,13 +38,17 @@ package final class FlowListener: @unchecked Sendable {
     var channel: Channel?
     var stateHandler: StateHandler?
     var newFlowHandler: NewFlowHandler?
-    var peers: [SocketAddress: Flow] = [:]
+    /// A datagram listener's peers (`DatagramPeerTable` bounds them).
+    lazy var peers = DatagramPeerTable<Flow>(
+        limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
+        activity: { $0.report.sentBytes &+ $0.report.receivedBytes })
     /// The TLS server context, made once per listener (loading keys and trust is costly).
     var tlsContext: NIOSSLContext?
     /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
     var dtlsCookies: DTLSCookies?
-    var unstartedPeers: Set<SocketAddress> = []
     var localNetworks: [SystemInterface] = []
+    /// Bounds the lines about new, refused and dropped peers (touched on `eventLoop` only).
+    var peerEventLog = LogRateLimiter()
     /// The listener's number in log lines (`L<n>`).
     let logID = LogIDs.nextListener()
 
@@ -269,12 +273,19 @@ package final class FlowListener: @unchecked Sendable {
     /// Admission on the listener's loop: budget and local-only rule.
     func accepted(_ child: Channel) -> Bool {
         guard state == .ready, newFlowHandler != nil else { return false }
+        if child.remoteAddress == nil && configuration.localUnixPath == nil {
+            // NIO reads the peer's address right after accept; a peer that reset before that has
+            // none to give. Such a connection is already dead: it is closed here rather than
+            // handed over as one from nowhere (it costs none of the connection budget).
+            logPeerEvent(.debug, "dropped a connection reset before it was accepted")
+            return false
+        }
         if configuration.acceptLocalOnly && !isLocalPeer(child.remoteAddress) {
-            NetworkLog.listener.debug("refused \(Self.text(child.remoteAddress)): not on a local network", metadata: logMetadata)
+            logPeerEvent(.debug, "refused \(Self.text(child.remoteAddress)): not on a local network")
             return false
         }
         guard consumeBudget() else {
-            NetworkLog.listener.debug("refused \(Self.text(child.remoteAddress)): connection limit reached", metadata: logMetadata)
+            logPeerEvent(.debug, "refused \(Self.text(child.remoteAddress)): connection limit reached")
             return false
         }
         return true
@@ -284,8 +295,11 @@ package final class FlowListener: @unchecked Sendable {
     /// it to the user. (Before that, NIO would silently drop the flow's reads.)
     /// Runs on the child's loop.
     func handOver(_ child: Channel) {
+        // Read once, while the child is active: NIO forgets a channel's addresses when it closes,
+        // and a peer that resets at once closes it before the listener's loop hands it on.
+        let remote = child.remoteAddress
         var childConfiguration = configuration.child
-        childConfiguration.target = child.remoteAddress.map { .address($0) } ?? .unix(path: "")
+        childConfiguration.target = remote.map { .address($0) } ?? .unix(path: "")
         childConfiguration.transport = .tcp
         let flow: Flow
         do {
@@ -295,20 +309,20 @@ package final class FlowListener: @unchecked Sendable {
                 gnuTLS: configuration.child.tls.flatMap { DTLSStack.usesGnuTLSForStream($0) ? $0 : nil })
         } catch {
             NetworkLog.listener.debug(
-                "could not set up the connection from \(Self.text(child.remoteAddress)): \(FlowError(error).logDescription)",
+                "could not set up the connection from \(Self.text(remote)): \(FlowError(error).logDescription)",
                 metadata: logMetadata)
             child.close(promise: nil)
             return
         }
         NetworkLog.listener.debug(
-            "accepted C\(flow.logID) from \(Self.text(child.remoteAddress))",
+            "accepted C\(flow.logID) from \(Self.text(remote))",
             metadata: logMetadata.merging(flow.logMetadata) { a, _ in a })
         eventLoop.execute {
             guard self.state == .ready, let handler = self.newFlowHandler else {
                 flow.cancel(force: true)
                 return
             }
-            handler(flow, child.remoteAddress)
+            handler(flow, remote)
         }
     }
 }

@@ -15,9 +15,9 @@ package struct FlowListenerConfiguration: Sendable {
     /// Set when the parameters ask for a protocol this build cannot serve yet.
     package var unsupported: FlowError?
     package var backlog: Int32 = 256
-    /// Datagram peers handed to the application but not started yet, at most. Beyond it,
-    /// datagrams from further new addresses are dropped (UDP semantics) until some are started.
-    package var maximumUnstartedPeers = 1024
+    /// How many datagram peers the listener keeps, and when one may be evicted
+    /// (`DatagramPeerTable`). Datagrams beyond the bounds are dropped (UDP semantics).
+    package var datagramPeerLimits = DatagramPeerLimits()
 
     package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
         self.transport = transport
