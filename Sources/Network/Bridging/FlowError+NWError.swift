@@ -11,3 +11,14 @@ extension NWError {
         }
     }
 }
+
+extension FlowError {
+    /// The engine form of a public error (a framer's `markFailed`).
+    init(_ error: NWError) {
+        switch error {
+        case .posix(let code): self = .posix(code.rawValue)
+        case .dns(let code): self = .dns(code)
+        case .tls(let code): self = .tls(code)
+        }
+    }
+}
