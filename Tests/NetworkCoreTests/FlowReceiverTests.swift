@@ -18,7 +18,7 @@ struct FlowReceiverTests {
 
     @Test func bytesArriveAsDataWithTheirFlags() throws {
         let delivered = try #require(outcome(of: .data(ByteBuffer(bytes: [1, 2, 3]), isComplete: true, isFinal: false)))
-        guard case .data(let data, let isComplete, let isFinal) = delivered else {
+        guard case .data(let data, let isComplete, let isFinal, _) = delivered else {
             Issue.record("expected data, got \(delivered)")
             return
         }
@@ -28,7 +28,7 @@ struct FlowReceiverTests {
 
     @Test func endOfStreamWithoutBytesStaysNil() throws {
         let delivered = try #require(outcome(of: .data(nil, isComplete: true, isFinal: true)))
-        guard case .data(let data, let isComplete, let isFinal) = delivered else {
+        guard case .data(let data, let isComplete, let isFinal, _) = delivered else {
             Issue.record("expected data, got \(delivered)")
             return
         }

@@ -13,7 +13,7 @@ struct ReceiveQueueTests {
     }
 
     private func payload(_ outcome: ReceiveOutcome) -> [UInt8]? {
-        if case .data(let buffer, _, _) = outcome { return buffer.map { Array($0.readableBytesView) } }
+        if case .data(let buffer, _, _, _) = outcome { return buffer.map { Array($0.readableBytesView) } }
         return nil
     }
 
@@ -26,7 +26,7 @@ struct ReceiveQueueTests {
         let done = q.append(bytes(1, from: 9))
         #expect(done.count == 1)
         #expect(payload(done[0].1) == Array(0..<10))
-        if case .data(_, let isComplete, _) = done[0].1 { #expect(!isComplete) }
+        if case .data(_, let isComplete, _, _) = done[0].1 { #expect(!isComplete) }
     }
 
     @Test func theEndOfStreamCountsAsDeliveredOnlyWithTheReceiveThatReachesIt() {
@@ -35,10 +35,10 @@ struct ReceiveQueueTests {
         _ = q.receivedEndOfStream()
         #expect(!q.endOfStreamDelivered, "nobody has read up to the end yet")
         let first = q.enqueue(minimum: 1, maximum: 3, token: 1)
-        if case .data(_, let isComplete, let isFinal) = first[0].1 { #expect(!isComplete && !isFinal) }
+        if case .data(_, let isComplete, let isFinal, _) = first[0].1 { #expect(!isComplete && !isFinal) }
         #expect(!q.endOfStreamDelivered)
         let last = q.enqueue(minimum: 1, maximum: 10, token: 2)
-        if case .data(_, let isComplete, let isFinal) = last[0].1 { #expect(isComplete && isFinal) }
+        if case .data(_, let isComplete, let isFinal, _) = last[0].1 { #expect(isComplete && isFinal) }
         #expect(q.endOfStreamDelivered)
 
         var empty = ReceiveQueue<Int>(mode: .stream)

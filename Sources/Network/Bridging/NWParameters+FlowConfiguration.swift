@@ -56,17 +56,23 @@ extension NWParameters {
         if let ip = stack.internetProtocol as? NWProtocolIP.Options {
             configuration.ip = ip.socketSettings
         }
-        switch stack.applicationProtocols.count {
-        case 0:
-            break
-        case 1 where stack.applicationProtocols[0] is NWProtocolTLS.Options:
-            // Over TCP this is TLS, over UDP DTLS.
-            let options = stack.applicationProtocols[0] as! NWProtocolTLS.Options
+        // Application protocols, the top one first: framers, then at most TLS (over TCP) or DTLS
+        // (over UDP) at the bottom.
+        var application = stack.applicationProtocols[...]
+        if let options = application.last as? NWProtocolTLS.Options {
             configuration.tls = options.securityProtocolOptions.flowConfiguration(
                 peerHostName: target.verifiedName, listener: listener)
-        default:
-            // WebSocket and framers land in later issues. Refuse rather than run the
-            // connection without them: nothing may silently fall back to plaintext.
+            application = application.dropLast()
+        }
+        let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
+        if !framers.isEmpty && configuration.transport == .udp {
+            // Framers over UDP and DTLS land with the rest of the framer issue.
+            configuration.unsupported = .posix(EPROTONOSUPPORT)
+        } else if framers.count == application.count {
+            configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self) }
+        } else {
+            // WebSocket, and TLS above another protocol, land in later issues. Refuse rather
+            // than run the connection without them: nothing may silently fall back to plaintext.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }
         configuration.trafficClass = serviceClass.trafficClass

@@ -31,8 +31,9 @@ extension NWConnection {
     @preconcurrency public final func receiveMessage(
         completion: @escaping @Sendable (Data?, NWConnection.ContentContext?, Bool, NWError?) -> Void
     ) {
-        let isDatagram = flow.transportKind == .udp
-        receive(minimumIncompleteLength: isDatagram ? 1 : Int.max, maximumLength: Int.max, completion: completion)
+        // (A framed message is one message, like a datagram.)
+        let isMessage = flow.carriesMessages
+        receive(minimumIncompleteLength: isMessage ? 1 : Int.max, maximumLength: Int.max, completion: completion)
     }
 
     /// As ``receive(minimumIncompleteLength:maximumLength:completion:)``, with the bytes as
@@ -65,9 +66,11 @@ extension NWConnection {
         _ outcome: DataReceiveOutcome, isDatagram: Bool
     ) -> (Data?, NWConnection.ContentContext?, Bool, NWError?) {
         switch outcome {
-        case .data(let data, let isComplete, let isFinal):
+        case .data(let data, let isComplete, let isFinal, let message):
             let context: NWConnection.ContentContext
-            if isDatagram {
+            if let framed = message as? NWProtocolFramer.Message {
+                context = NWConnection.ContentContext(identifier: framed.definition.name, metadata: [framed])
+            } else if isDatagram {
                 context = NWConnection.ContentContext(
                     identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()])
             } else {

@@ -13,6 +13,11 @@ extension NWConnection {
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
+        if flow.isFramed {
+            return flow.send(
+                datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: FramedSendCompletion(completion, context: contentContext, connection: self))
+        }
         if flow.transportKind == .udp {
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -30,6 +35,11 @@ extension NWConnection {
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
+        if flow.isFramed {
+            return flow.send(
+                datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
+                completion: FramedSendCompletion(completion, context: contentContext, connection: self))
+        }
         if flow.transportKind == .udp {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,

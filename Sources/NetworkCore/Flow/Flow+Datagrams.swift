@@ -43,9 +43,10 @@ extension Flow {
 
     /// `send` with its bytes as its slice of the hop's buffer (`gatherDatagramBytes`).
     func takeDatagramBytes(_ send: FlowSend, from buffer: inout ByteBuffer?) -> FlowSend {
-        guard let count = send.uncopied?.count, buffer != nil else { return send }
+        guard let count = send.uncopied?.count, count == 0 || buffer != nil else { return send }
         var send = send
-        send.data = buffer?.readSlice(length: count)
+        // Empty content is an empty datagram (or message); only nil content sends nothing.
+        send.data = count == 0 ? ByteBuffer() : buffer?.readSlice(length: count)
         send.uncopied = nil
         return send
     }
@@ -80,7 +81,9 @@ extension Flow {
             for index in segment.range {
                 guard let datagram = entries[index].datagram else { continue }
                 entries[index].datagram = nil
-                writeDatagram(datagram, to: channel, transport: transport, promise: index == holder ? promise : nil)
+                writeDatagram(
+                    datagram, message: entries[index].completion?.framerMessage, to: channel, transport: transport,
+                    promise: index == holder ? promise : nil)
             }
             promises.append(promise)
         }
@@ -115,9 +118,13 @@ extension Flow {
     }
 
     private func writeDatagram(
-        _ datagram: ByteBuffer, to channel: Channel, transport: FlowTransport, promise: EventLoopPromise<Void>?
+        _ datagram: ByteBuffer, message: (any AnyObject & Sendable)?, to channel: Channel, transport: FlowTransport,
+        promise: EventLoopPromise<Void>?
     ) {
-        if case .shared(let peer) = transport {
+        if isFramed {
+            // The framer below turns the message into bytes.
+            channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+        } else if case .shared(let peer) = transport {
             peer.write(datagram, promise: promise)
         } else {
             channel.write(datagram, promise: promise)

@@ -67,10 +67,32 @@ extension Flow {
                     result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
             }
         case nil:
+            guard inboundFramers.isEmpty else {
+                startInboundFramers()
+                return
+            }
             perform(machine.establishmentSucceeded())
             if let error = receives.terminalError {
                 // The peer reset the connection before it was started.
                 perform(machine.transportFailed(error))
+            }
+        }
+    }
+
+    /// An accepted flow's framers start once everything below them is up; the flow is ready
+    /// when they all are, and fails with the first framer's error.
+    private func startInboundFramers() {
+        let framers = inboundFramers
+        inboundFramers = []
+        EventLoopFuture.andAllSucceed(framers.map { $0.start() }, on: eventLoop).whenComplete { result in
+            guard self.machine.state == .preparing else { return }
+            switch result {
+            case .success:
+                self.perform(self.machine.establishmentSucceeded())
+                if let error = self.receives.terminalError { self.perform(self.machine.transportFailed(error)) }
+            case .failure(let error):
+                self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
+                self.perform([.closeTransport(abortive: false)])
             }
         }
     }
@@ -111,6 +133,10 @@ extension Flow {
             NetworkLog.tls.debug("handshake complete (inbound)", metadata: logMetadata.merging(facts.logMetadata) { a, _ in a })
             tlsSession = TLSSessionBox(facts)
             report.tlsHandshakeDuration = .now() - started
+            if !inboundFramers.isEmpty {
+                startInboundFramers()
+                return true
+            }
             perform(machine.establishmentSucceeded())
             return true
         case .failure(let error):

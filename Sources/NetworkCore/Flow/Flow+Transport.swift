@@ -18,6 +18,15 @@ extension Flow {
         complete(receives.append(buffer))
     }
 
+    /// A whole message from the framer below, with its metadata.
+    func transportReadMessage(_ message: FramedMessage, channel: Channel) {
+        guard channel === transport.channel else { return }
+        takeLazyOperations()
+        NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        report.receivedBytes += UInt64(message.bytes.readableBytes)
+        complete(receives.append(message.bytes, metadata: message.metadata))
+    }
+
     func transportActive(channel: Channel) {
         guard channel === transport.channel else { return }
         requestReadIfNeeded()

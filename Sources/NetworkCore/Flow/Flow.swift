@@ -78,6 +78,9 @@ package final class Flow: @unchecked Sendable {
     // The one-byte fields, in the padding after `sendPath` (which ends with flags).
     /// TCP or UDP.
     package let transportKind: FlowTransportKind
+    /// Framers run above the transport (`FlowConfiguration.framers`): the flow carries whole
+    /// messages with their framer metadata, whatever the transport.
+    package let isFramed: Bool
     // Loop-only flags.
     var needsFlush = false
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
@@ -102,12 +105,18 @@ package final class Flow: @unchecked Sendable {
     var tlsSession: TLSSessionBox?
     /// The security layer a listener set up for this flow (see `FlowServerSecurity`).
     var serverSecurity: FlowServerSecurity?
+    /// The framers a listener set up for this flow, bottom first: they start when the flow does,
+    /// after its TLS handshake (an outbound flow's start with its stack).
+    var inboundFramers: [FramerHost] = []
+
+    /// The flow's receives and sends are whole messages (datagrams, or framed over a stream).
+    package var carriesMessages: Bool { transportKind == .udp || isFramed }
 
     /// An outbound flow; nothing happens until `start`.
     package convenience init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
         self.init(
             transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation,
-            eventLoop: eventLoop)
+            framed: !configuration.framers.isEmpty, eventLoop: eventLoop)
         self.setup = FlowSetup(configuration)
     }
 
@@ -118,17 +127,21 @@ package final class Flow: @unchecked Sendable {
     /// long-lived objects of connections created one after the other, and freed it leaves holes
     /// that keep their pages resident (measured: ~100 B per idle connection over the heap when
     /// 10,000 connections were created before any started).
-    package init(transport: FlowTransportKind, fragmentationDisabled: Bool, eventLoop: EventLoop = Engine.nextEventLoop()) {
+    package init(
+        transport: FlowTransportKind, fragmentationDisabled: Bool, framed: Bool = false, eventLoop: EventLoop = Engine.nextEventLoop()
+    ) {
         self.transportKind = transport
+        self.isFramed = framed
         self.eventLoop = eventLoop
-        self.receives = ReceiveQueue(mode: transport == .tcp ? .stream : .datagram)
+        self.receives = ReceiveQueue(mode: transport == .tcp && !framed ? .stream : .datagram)
         self.sendPath.fragmentationDisabled = fragmentationDisabled
     }
 
-    private init(accepted channel: Channel) {
+    private init(accepted channel: Channel, framed: Bool) {
         self.transportKind = .tcp
+        self.isFramed = framed
         self.eventLoop = channel.eventLoop
-        self.receives = ReceiveQueue(mode: .stream)
+        self.receives = ReceiveQueue(mode: framed ? .datagram : .stream)
         self.transport = .owned(channel)
     }
 
@@ -140,7 +153,7 @@ package final class Flow: @unchecked Sendable {
         gnuTLS: FlowTLSConfiguration? = nil
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
-        let flow = Flow(accepted: channel)
+        let flow = Flow(accepted: channel, framed: !configuration.framers.isEmpty)
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {
             let handler = GnuTLSStreamHandler(
@@ -151,7 +164,17 @@ package final class Flow: @unchecked Sendable {
             flow.serverSecurity = .tls(
                 try TLSStack.addServerHandler(to: channel, context: context, settings: settings), handshakeTimeout: handshakeTimeout)
         }
-        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
+        if flow.isFramed {
+            // Over the security layer, bottom first; they start with the flow.
+            for factory in configuration.framers.reversed() {
+                let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, startsAtOnce: false)
+                try channel.pipeline.syncOperations.addHandler(host)
+                flow.inboundFramers.append(host)
+            }
+            try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
+        } else {
+            try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
+        }
         return flow
     }
 
@@ -165,6 +188,7 @@ package final class Flow: @unchecked Sendable {
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
+        self.isFramed = false
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
         self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, release: release))

@@ -22,7 +22,12 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let flow else { return }
-        flow.transportRead(Self.unwrapInboundIn(data).payload, channel: context.channel)
+        let message = Self.unwrapInboundIn(data)
+        if let framed = message as? FramedMessage {
+            flow.transportReadMessage(framed, channel: context.channel)
+        } else {
+            flow.transportRead(message.payload, channel: context.channel)
+        }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -55,6 +60,10 @@ protocol FlowInboundMessage {
 
 extension ByteBuffer: FlowInboundMessage {
     var payload: ByteBuffer { self }
+}
+
+extension FramedMessage: FlowInboundMessage {
+    var payload: ByteBuffer { bytes }
 }
 
 extension AddressedEnvelope: FlowInboundMessage where DataType == ByteBuffer {

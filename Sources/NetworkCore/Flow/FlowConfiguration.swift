@@ -79,6 +79,8 @@ package struct FlowConfiguration: Sendable {
     /// kernel has it), which falls back to plain TCP by itself when the peer does not speak it.
     package var multipath = false
     package var prohibitConstrained = false
+    /// Framers over the transport (and TLS), the top one first; empty for none.
+    package var framers: [any HostedFramerFactory] = []
     /// TLS over the transport (TCP only for now), nil for none.
     package var tls: FlowTLSConfiguration? {
         get { tlsBox?.value }

@@ -10,4 +10,13 @@ package protocol FlowDatagramCompletion: Sendable {
     /// them) on to where they run, in one piece. Called on the flow's event loop, on the
     /// batch's first completion: every completion of one flow must be of one kind.
     func deliver(_ batch: FlowDatagramCompletions)
+
+    /// The framer metadata the message was sent with (nil for none): on a framed flow, a send's
+    /// completion carries it to the framer.
+    var framerMessage: (any AnyObject & Sendable)? { get }
+}
+
+extension FlowDatagramCompletion {
+    /// None, for completions of flows without framers.
+    package var framerMessage: (any AnyObject & Sendable)? { nil }
 }

@@ -9,9 +9,22 @@ import NIOCore
 /// What one receive completes with.
 package enum ReceiveOutcome: Equatable, Sendable {
     /// Bytes (nil when there are none, for example at end of stream). `isComplete` means the
-    /// message is complete (datagrams) or the stream has ended (streams); `isFinal` marks end of stream.
-    case data(ByteBuffer?, isComplete: Bool, isFinal: Bool)
+    /// message is complete (datagrams) or the stream has ended (streams); `isFinal` marks end of
+    /// stream. `message` is the metadata a framer delivered with the message (nil for none).
+    case data(ByteBuffer?, isComplete: Bool, isFinal: Bool, message: (any AnyObject & Sendable)? = nil)
     case failure(FlowError)
+
+    /// Equal bytes and flags, and the same message metadata object (or none on both sides).
+    package static func == (lhs: ReceiveOutcome, rhs: ReceiveOutcome) -> Bool {
+        switch (lhs, rhs) {
+        case let (.data(a, aComplete, aFinal, aMessage), .data(b, bComplete, bFinal, bMessage)):
+            return a == b && aComplete == bComplete && aFinal == bFinal && aMessage === bMessage
+        case let (.failure(a), .failure(b)):
+            return a == b
+        default:
+            return false
+        }
+    }
 }
 
 /// Inbound data and the receives waiting for it, as a value type. It enforces the data-path rules:
@@ -34,7 +47,7 @@ package struct ReceiveQueue<Token> {
     // flow carries one queue, and a field order that pads costs every idle connection.)
     private var stream: ByteBuffer
     package let mode: Mode
-    private var datagrams: Deque<ByteBuffer> = []
+    private var datagrams: Deque<QueuedMessage> = []
     private var pending: Deque<Request> = []
     /// Bytes buffered and not yet received. 32 bits (reading stops at the flow's high-water
     /// marks, far below 4 GiB) so the queue ends four bytes earlier and the flow's next field,
@@ -69,8 +82,15 @@ package struct ReceiveQueue<Token> {
         return drain()
     }
 
-    /// Adds bytes read from the transport (a chunk of stream or one datagram).
-    package mutating func append(_ buffer: ByteBuffer) -> [(Token, ReceiveOutcome)] {
+    /// A datagram or framed message waiting for a receive, with the framer's metadata if any.
+    private struct QueuedMessage {
+        var bytes: ByteBuffer
+        var metadata: (any AnyObject & Sendable)?
+    }
+
+    /// Adds bytes read from the transport (a chunk of stream, one datagram, or one framed message
+    /// with its framer's `metadata`).
+    package mutating func append(_ buffer: ByteBuffer, metadata: (any AnyObject & Sendable)? = nil) -> [(Token, ReceiveOutcome)] {
         switch mode {
         case .stream:
             guard buffer.readableBytes > 0 else { return [] }
@@ -88,7 +108,7 @@ package struct ReceiveQueue<Token> {
             }
         case .datagram:
             buffered += UInt32(buffer.readableBytes)
-            datagrams.append(buffer)
+            datagrams.append(QueuedMessage(bytes: buffer, metadata: metadata))
         }
         return drain()
     }
@@ -151,15 +171,20 @@ package struct ReceiveQueue<Token> {
             return nil
         case .datagram:
             if var head = datagrams.first {
-                if head.readableBytes <= request.maximum {
+                if head.bytes.readableBytes <= request.maximum {
                     datagrams.removeFirst()
-                    buffered -= UInt32(head.readableBytes)
-                    return .data(head, isComplete: true, isFinal: false)
+                    buffered -= UInt32(head.bytes.readableBytes)
+                    return .data(head.bytes, isComplete: true, isFinal: false, message: head.metadata)
                 }
-                let part = head.readSlice(length: request.maximum) ?? ByteBuffer()
+                let part = head.bytes.readSlice(length: request.maximum) ?? ByteBuffer()
                 datagrams[datagrams.startIndex] = head
                 buffered -= UInt32(part.readableBytes)
-                return .data(part, isComplete: false, isFinal: false)
+                return .data(part, isComplete: false, isFinal: false, message: head.metadata)
+            }
+            // Messages framed over a stream end with it (datagram transports have no end).
+            if endOfStream {
+                endOfStreamDelivered = true
+                return .data(nil, isComplete: true, isFinal: true)
             }
             if let terminalError { return .failure(terminalError) }
             return nil

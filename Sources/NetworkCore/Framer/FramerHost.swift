@@ -47,8 +47,17 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     package private(set) var remoteAddress: FlowAddress?
     package private(set) var localAddress: FlowAddress?
 
-    package init(factory: any HostedFramerFactory, eventLoop: EventLoop, maximumMessageLength: Int = FramerHost.defaultMaximumMessageLength) {
+    /// Starts the framer as soon as it is in an active pipeline (false: when `start` is called).
+    private let startsAtOnce: Bool
+
+    /// `startsAtOnce` false keeps the framer unstarted (its input buffered) until `start`: a
+    /// listener's connection starts its framers when the application starts it, after TLS.
+    package init(
+        factory: any HostedFramerFactory, eventLoop: EventLoop, startsAtOnce: Bool = true,
+        maximumMessageLength: Int = FramerHost.defaultMaximumMessageLength
+    ) {
         self.factory = factory
+        self.startsAtOnce = startsAtOnce
         self.ready = eventLoop.makePromise()
         self.input = FramerInput(maximumMessageLength: maximumMessageLength)
     }
@@ -65,7 +74,7 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
         self.context = context
         remoteAddress = context.channel.remoteAddress.map(FlowAddress.init)
         localAddress = context.channel.localAddress.map(FlowAddress.init)
-        if context.channel.isActive { startFramer() }
+        if startsAtOnce && context.channel.isActive { startFramer() }
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
@@ -75,12 +84,19 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     package func channelActive(context: ChannelHandlerContext) {
-        startFramer()
+        if startsAtOnce { startFramer() }
         context.fireChannelActive()
+    }
+
+    /// Starts a framer made with `startsAtOnce` false; returns when it is ready.
+    package func start() -> EventLoopFuture<Void> {
+        startFramer()
+        return readyFuture
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = Self.unwrapInboundIn(data)
+        NetworkLog.connection.trace("framer \(label) input of \(bytes.readableBytes) bytes")
         guard failure == nil else { return }
         if passingInputThrough {
             deliver(FramedMessage(bytes: bytes, metadata: nil))

@@ -96,7 +96,8 @@ struct ClientStackBuilder: Sendable {
         // Plain TCP connects its own socket, so the flow learns the descriptor and may write to
         // it from the sender's thread (`DirectSocket`); TLS and proxied stacks write through
         // their handlers on the loop, and UNIX-domain sockets keep NIO's connect.
-        let ownsConnect = configuration.tls == nil && proxy == nil && attempt.address.protocol != .unix
+        let ownsConnect = configuration.tls == nil && proxy == nil && configuration.framers.isEmpty
+            && attempt.address.protocol != .unix
         if ownsConnect {
             // NIO's bootstrap turns Nagle off by default: carry the flow's choice over.
             bootstrap = bootstrap.applying(settings.filter { $0.level == Int32(IPPROTO_TCP) && $0.name == TCP_NODELAY })
@@ -104,6 +105,7 @@ struct ClientStackBuilder: Sendable {
             bootstrap = bootstrap.applying(settings)
             if let local { bootstrap = bootstrap.bind(to: local) }
         }
+        let framed = !configuration.framers.isEmpty
         bootstrap = bootstrap.channelInitializer { channel in
             attempt.channel = channel
             guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
@@ -113,7 +115,12 @@ struct ClientStackBuilder: Sendable {
                 }
             }
             return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(flow)
+                if framed {
+                    // Messages from the framers, with their metadata, need a handler of that type.
+                    try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
+                } else {
+                    try channel.pipeline.syncOperations.addHandler(flow)
+                }
             }
         }
         var connected: EventLoopFuture<Channel>
@@ -161,10 +168,40 @@ struct ClientStackBuilder: Sendable {
         }
         // Certificates name the target, not the proxy.
         let peer = proxy == nil ? attempt.address : configuration.target.literalAddress
-        return secured(connected, attempt: attempt) { channel, settings, hostName in
+        let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             DTLSStack.usesGnuTLSForStream(settings)
                 ? DTLSStack.startClient(ByteBuffer.self, on: channel, settings: settings, hostName: hostName)
                 : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
+        }
+        return framed ? withFramers(secure) : secure
+    }
+
+    /// The framers of the stack, over everything below them (TCP, a proxy's tunnel, TLS): each
+    /// goes in above the ones below it, right under the flow's handler, and starts at once; the
+    /// attempt is up when every framer is ready. A framer that fails closes the socket.
+    private func withFramers(_ connected: EventLoopFuture<Channel>) -> EventLoopFuture<Channel> {
+        let framers = configuration.framers
+        return connected.flatMap { channel in
+            let pipeline = channel.pipeline.syncOperations
+            do {
+                let flowHandler = try pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
+                var hosts: [FramerHost] = []
+                // Bottom first: the last framer listed sits right over the transport.
+                for factory in framers.reversed() {
+                    let host = FramerHost(factory: factory, eventLoop: channel.eventLoop)
+                    try pipeline.addHandler(host, position: .before(flowHandler))
+                    hosts.append(host)
+                }
+                return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
+                    .map { channel }
+                    .flatMapErrorThrowing { error in
+                        channel.close(promise: nil)
+                        throw error
+                    }
+            } catch {
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(error)
+            }
         }
     }
 

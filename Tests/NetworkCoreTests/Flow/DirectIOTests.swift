@@ -51,7 +51,7 @@ struct DirectIOTests {
         // receives must get the next echo).
         @Sendable func receiveMore(left: Int) {
             flow.receive(minimum: 1, maximum: left) { outcome in
-                guard case .data(let data?, _, _) = outcome else { return }
+                guard case .data(let data?, _, _, _) = outcome else { return }
                 echoed.append(data.count)
                 if left > data.count { receiveMore(left: left - data.count) }
             }

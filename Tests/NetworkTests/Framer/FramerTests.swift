@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Network
+import PeerSupport
+import Testing
+
+/// `NWProtocolFramer` end to end: a type-and-length protocol over TCP and TLS between our own
+/// connections and listeners, and against a raw peer that splits, joins and lies.
+@Suite("Framer.EndToEnd", .serialized)
+struct FramerTests {
+    /// One received message.
+    struct Received: Sendable {
+        let type: UInt32?
+        let payload: Data?
+        let error: NWError?
+    }
+
+    static func receiveMessage(_ connection: NWConnection) async throws -> Received {
+        let received = Recorder<Received>()
+        connection.receiveMessage { data, context, _, error in
+            received.append(Received(type: GameFramer.type(of: context), payload: data, error: error))
+        }
+        return try await received.wait(count: 1, "a message", timeout: 10)[0]
+    }
+
+    /// A listener that answers each message with the same payload and its type plus 100.
+    static func echoListener(_ parameters: NWParameters, queue: DispatchQueue) async throws -> (NWListener, UInt16) {
+        let listener = try NWListener(using: parameters)
+        listener.newConnectionHandler = { connection in
+            @Sendable func next() {
+                connection.receiveMessage { data, context, _, error in
+                    guard error == nil, let type = GameFramer.type(of: context) else {
+                        connection.cancel()
+                        return
+                    }
+                    connection.send(content: data ?? Data(), contentContext: GameFramer.context(type: type + 100), completion: .contentProcessed { _ in })
+                    next()
+                }
+            }
+            connection.start(queue: queue)
+            next()
+        }
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        return (listener, port)
+    }
+
+    static let payloads: [(UInt32, Data)] = [
+        (1, Data("hello".utf8)), (2, Data()), (3, Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })),
+    ]
+
+    func exchange(client: NWParameters, server: NWParameters) async throws {
+        let queue = DispatchQueue(label: "framer-server")
+        let (listener, port) = try await Self.echoListener(server, queue: queue)
+        defer { listener.cancel() }
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: client)
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        defer { connection.cancel() }
+        for (type, payload) in Self.payloads {
+            connection.send(content: payload, contentContext: GameFramer.context(type: type), completion: .contentProcessed { _ in })
+        }
+        for (type, payload) in Self.payloads {
+            let reply = try await Self.receiveMessage(connection)
+            #expect(reply.error == nil)
+            #expect(reply.type == type + 100, "type of the reply to \(type)")
+            #expect((reply.payload ?? Data()) == payload, "payload of the reply to \(type)")
+        }
+    }
+
+    @Test("a type-and-length framer over TCP: messages and their types both ways between NWConnection and NWListener")
+    func overTCP() async throws {
+        try await exchange(client: GameFramer.parameters(), server: GameFramer.parameters())
+    }
+
+    @Test("the same framer over TLS")
+    func overTLS() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let client = GameFramer.parameters(TLSInteropTests.pinned(to: try identity.certificateDER))
+        let server = GameFramer.parameters(NWParameters(tls: try identity.serverOptions()))
+        try await exchange(client: client, server: server)
+    }
+
+    /// A raw TCP peer that accepts one connection and writes `bytes` in pieces of `piece`.
+    static func rawServer(writing bytes: [UInt8], piece: Int) throws -> (RawSocket, UInt16, Task<Void, Never>) {
+        let server = try RawSocket.tcpServer()
+        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let task = Task.detached {
+            guard let peer = try? server.accept() else { return }
+            try? peer.setNoDelay()
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + piece, bytes.count)
+                try? peer.sendAll(Array(bytes[offset..<end]))
+                offset = end
+                if piece < 16 { usleep(200) }
+            }
+            // Keep the connection open until the client is done.
+            _ = peer.receive(timeout: 10)
+        }
+        return (server, port, task)
+    }
+
+    @Test("messages split into single bytes, or all in one write, come out the same")
+    func splitAndCoalesced() async throws {
+        // Small pieces carry small messages (one write each, with a pause, so they arrive apart).
+        let small: [(UInt32, Data)] = Array(Self.payloads.prefix(2)) + [(9, Data(repeating: 0x5A, count: 300))]
+        for piece in [1, 3, 7, 1 << 20] {
+            let payloads = piece < 16 ? small : Self.payloads
+            let bytes = payloads.flatMap { GameFramer.encode(type: $0.0, Array($0.1)) }
+            let (server, port, task) = try Self.rawServer(writing: bytes, piece: piece)
+            defer { server.close() }
+            let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters())
+            #expect(await TLSInteropTests.settle(connection) == .ready)
+            for (type, payload) in payloads {
+                let message = try await Self.receiveMessage(connection)
+                #expect(message.type == type && (message.payload ?? Data()) == payload, "piece \(piece), type \(type)")
+            }
+            connection.cancel()
+            task.cancel()
+        }
+    }
+
+    @Test("a peer announcing a 4 GiB message fails the connection with EMSGSIZE at once")
+    func hugeLengthFails() async throws {
+        let (server, port, task) = try Self.rawServer(writing: [0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3], piece: 64)
+        defer {
+            server.close()
+            task.cancel()
+        }
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters())
+        let states = Recorder<NWConnection.State>()
+        connection.stateUpdateHandler = { states.append($0) }
+        connection.start(queue: DispatchQueue(label: "framer-huge"))
+        let message = try await Self.receiveMessage(connection)
+        #expect(message.error == .posix(.EMSGSIZE), "\(String(describing: message.error))")
+        try await states.wait("failed", timeout: 10) { $0.contains(.failed(.posix(.EMSGSIZE))) }
+        connection.cancel()
+    }
+}
