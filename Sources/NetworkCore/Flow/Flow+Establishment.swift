@@ -33,6 +33,7 @@ extension Flow {
         }
         let attempt = Establishment(flow: self, configuration: configuration)
         establishment = attempt
+        setup?.framerFailure = nil
         if configuration.tcp.connectionTimeout > 0, let setup {
             setup.establishmentTimeout?.cancel()
             setup.establishmentTimeout = eventLoop.scheduleTask(
@@ -206,6 +207,10 @@ extension Flow {
                 channel.close(promise: nil)
             }
         case .failure(let error):
+            if let framerFailure = setup?.framerFailure {
+                perform(machine.establishmentFailed(framerFailure, fatal: true))
+                return
+            }
             perform(machine.establishmentFailed(error))
         }
     }

@@ -16,6 +16,10 @@ final class FlowSetup {
         didSet { if pathWatch == nil { pathBaseline = nil } }
     }
     var pathBaseline: PathFacts?
+    /// A framer above the transport failed an attempt (`markFailed`): its error ends the
+    /// establishment for good once no other attempt succeeds, rather than waiting as a refused
+    /// connect would (the peer was reached, and its protocol said no).
+    var framerFailure: FlowError?
 
     init(_ configuration: FlowConfiguration) { self.configuration = configuration }
 }

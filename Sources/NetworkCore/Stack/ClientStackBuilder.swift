@@ -181,6 +181,7 @@ struct ClientStackBuilder: Sendable {
     /// attempt is up when every framer is ready. A framer that fails closes the socket.
     private func withFramers(_ connected: EventLoopFuture<Channel>) -> EventLoopFuture<Channel> {
         let framers = configuration.framers
+        let flow = self.flow
         return connected.flatMap { channel in
             let pipeline = channel.pipeline.syncOperations
             do {
@@ -196,6 +197,8 @@ struct ClientStackBuilder: Sendable {
                     .map { channel }
                     .flatMapErrorThrowing { error in
                         channel.close(promise: nil)
+                        // (Noted on the flow's loop, before the race hears of this attempt.)
+                        if let flow, flow.eventLoop.inEventLoop { flow.setup?.framerFailure = FlowError(error) }
                         throw error
                     }
             } catch {
