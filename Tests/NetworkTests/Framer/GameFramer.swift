@@ -63,13 +63,20 @@ final class GameFramer: NWProtocolFramerImplementation {
 
     /// A send context carrying `type`.
     static func context(type: UInt32) -> NWConnection.ContentContext {
-        let message = NWProtocolFramer.Message(definition: definition)
-        message["type"] = type
-        return NWConnection.ContentContext(identifier: "game \(type)", metadata: [message])
+        NWConnection.ContentContext(identifier: "game \(type)", metadata: [NWProtocolFramer.Message(gameType: type)])
     }
 
     /// The type a received context carries.
     static func type(of context: NWConnection.ContentContext?) -> UInt32? {
         (context?.protocolMetadata(definition: definition) as? NWProtocolFramer.Message)?["type"] as? UInt32
+    }
+}
+
+// Apple's samples give the message class a convenience initializer of their own in an
+// extension; this must compile against the module as it does against Apple's.
+extension NWProtocolFramer.Message {
+    convenience init(gameType: UInt32) {
+        self.init(definition: GameFramer.definition)
+        self["type"] = gameType
     }
 }
