@@ -65,8 +65,9 @@ extension NWParameters {
             application = application.dropLast()
         }
         let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
-        if !framers.isEmpty && configuration.transport == .udp {
-            // Framers over UDP and DTLS land with the rest of the framer issue.
+        if !framers.isEmpty && configuration.transport == .udp && (listener || configuration.tls != nil) {
+            // Framers over DTLS, and on a UDP listener's peers, land with the rest of the
+            // framer issue.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         } else if framers.count == application.count {
             configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self) }

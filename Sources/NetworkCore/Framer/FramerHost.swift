@@ -49,15 +49,18 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
 
     /// Starts the framer as soon as it is in an active pipeline (false: when `start` is called).
     private let startsAtOnce: Bool
+    /// The layer below carries datagrams: what the framer writes for one message leaves as one.
+    private let writesDatagrams: Bool
 
     /// `startsAtOnce` false keeps the framer unstarted (its input buffered) until `start`: a
     /// listener's connection starts its framers when the application starts it, after TLS.
     package init(
-        factory: any HostedFramerFactory, eventLoop: EventLoop, startsAtOnce: Bool = true,
+        factory: any HostedFramerFactory, eventLoop: EventLoop, startsAtOnce: Bool = true, writesDatagrams: Bool = false,
         maximumMessageLength: Int = FramerHost.defaultMaximumMessageLength
     ) {
         self.factory = factory
         self.startsAtOnce = startsAtOnce
+        self.writesDatagrams = writesDatagrams
         self.ready = eventLoop.makePromise()
         self.input = FramerInput(maximumMessageLength: maximumMessageLength)
     }
@@ -147,7 +150,13 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
         outputComplete = message.isComplete
         framer.handleOutput(self, message: message.metadata, length: message.bytes.readableBytes, isComplete: message.isComplete)
         inOutput = false
-        let (written, dropped) = output.finish()
+        var (written, dropped) = output.finish()
+        if writesDatagrams && written.count > 1 {
+            // A header and a body written apart are still one datagram.
+            var joined = context.channel.allocator.buffer(capacity: written.reduce(0) { $0 + $1.readableBytes })
+            for var part in written { joined.writeBuffer(&part) }
+            written = [joined]
+        }
         if dropped > 0 {
             NetworkLog.connection.debug("framer \(label) left \(dropped) bytes of a message unwritten (dropped)")
         }

@@ -176,20 +176,22 @@ struct ClientStackBuilder: Sendable {
         return framed ? withFramers(secure) : secure
     }
 
-    /// The framers of the stack, over everything below them (TCP, a proxy's tunnel, TLS): each
+    /// The framers of the stack, over everything below them (TCP or UDP, a proxy's tunnel, TLS): each
     /// goes in above the ones below it, right under the flow's handler, and starts at once; the
     /// attempt is up when every framer is ready. A framer that fails closes the socket.
-    private func withFramers(_ connected: EventLoopFuture<Channel>) -> EventLoopFuture<Channel> {
+    private func withFramers(_ connected: EventLoopFuture<Channel>, datagrams: Bool = false) -> EventLoopFuture<Channel> {
         let framers = configuration.framers
         let flow = self.flow
         return connected.flatMap { channel in
             let pipeline = channel.pipeline.syncOperations
             do {
                 let flowHandler = try pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
+                // Over UDP, each datagram's bytes are the framer's input.
+                if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .first) }
                 var hosts: [FramerHost] = []
                 // Bottom first: the last framer listed sits right over the transport.
                 for factory in framers.reversed() {
-                    let host = FramerHost(factory: factory, eventLoop: channel.eventLoop)
+                    let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
                     try pipeline.addHandler(host, position: .before(flowHandler))
                     hosts.append(host)
                 }
@@ -234,6 +236,7 @@ struct ClientStackBuilder: Sendable {
     ) -> EventLoopFuture<Channel> {
         let flow = self.flow
         let address = attempt.address
+        let framed = !configuration.framers.isEmpty
         let bootstrap = DatagramBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
@@ -242,9 +245,13 @@ struct ClientStackBuilder: Sendable {
                 attempt.channel = channel
                 guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow)
-                    )
+                    if framed {
+                        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
+                    } else {
+                        try channel.pipeline.syncOperations.addHandler(
+                            FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow)
+                        )
+                    }
                 }
             }
         let bindAddress: SocketAddress
@@ -262,9 +269,10 @@ struct ClientStackBuilder: Sendable {
                 throw error
             }
         }
-        return secured(connected, attempt: attempt) { channel, settings, hostName in
+        let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
         }
+        return framed ? withFramers(secure, datagrams: true) : secure
     }
 
     /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:

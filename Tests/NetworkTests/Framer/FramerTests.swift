@@ -137,4 +137,25 @@ struct FramerTests {
         try await states.wait("failed", timeout: 10) { $0.contains(.failed(.posix(.EMSGSIZE))) }
         connection.cancel()
     }
+
+    @Test("the framer over UDP: a message is a datagram of header and body; two messages in one datagram both arrive")
+    func overUDP() async throws {
+        let peer = try RawSocket.udpPeer()
+        let port = try #require(HostilePeerTests.localPort(of: peer.fd))
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters(.udp))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        defer { connection.cancel() }
+        connection.send(content: Data("abc".utf8), contentContext: GameFramer.context(type: 5), completion: .contentProcessed { _ in })
+        let (datagram, clientPort) = try #require(try await offload { try peer.receiveFrom(timeout: 10) })
+        #expect(datagram == GameFramer.encode(type: 5, Array("abc".utf8)), "one message, one datagram: \(datagram)")
+        try peer.send(to: clientPort, GameFramer.encode(type: 6, [1]) + GameFramer.encode(type: 7, [2, 2]))
+        try peer.send(to: clientPort, GameFramer.encode(type: 8, []))
+        var received: [(UInt32?, Data?)] = []
+        for _ in 0..<3 {
+            let message = try await Self.receiveMessage(connection)
+            received.append((message.type, message.payload))
+        }
+        #expect(received.map(\.0) == [6, 7, 8])
+        #expect(received.map { $0.1 ?? Data() } == [Data([1]), Data([2, 2]), Data()])
+    }
 }
