@@ -52,4 +52,27 @@ struct FramerHandshakeTests {
         #expect(states.values.contains(.failed(.posix(.ECONNREFUSED))), "\(states.values)")
         #expect(!states.values.contains(.ready))
     }
+
+    @Test("a framer whose handshake never gets its answer is bounded by connectionTimeout")
+    func stalledHandshakeTimesOut() async throws {
+        let server = try RawSocket.tcpServer()
+        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let parameters = HandshakeFramer.parameters()
+        (parameters.defaultProtocolStack.transportProtocol as? NWProtocolTCP.Options)?.connectionTimeout = 1
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: parameters)
+        let states = Recorder<NWConnection.State>()
+        connection.stateUpdateHandler = { states.append($0) }
+        let started = Date()
+        connection.start(queue: DispatchQueue(label: "handshake-stalled"))
+        defer { connection.cancel() }
+        let peer = try await offload { try server.accept() }
+        _ = try await offload { try peer.receiveExactly(5) }
+        // The peer never answers.
+        try await states.wait("waiting", timeout: 10) { states in
+            states.contains { if case .waiting = $0 { true } else { false } }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(states.values.contains(.waiting(.posix(.ETIMEDOUT))), "\(states.values)")
+        #expect(elapsed >= 0.9 && elapsed < 5, "after the 1 s timeout: \(elapsed) s")
+    }
 }
