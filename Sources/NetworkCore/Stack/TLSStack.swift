@@ -339,6 +339,16 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, 
         }
         context.fireChannelInactive()
     }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Removed before the outcome: the pipeline is being torn down. That happens without a
+        // channelInactive for us when the channel closed before we were added (a peer that left
+        // before an accepted connection was started), and the wait would never end.
+        if !done {
+            done = true
+            promise.fail(FlowError.tls(TLSStatus.closedAbort))
+        }
+    }
 }
 
 extension FlowError {
