@@ -36,6 +36,7 @@ struct TLSHandshakeWaiterTests {
             return
         }
         #expect(error as? FlowError == .tls(TLSStatus.closedAbort))
+        Self.finish(channel)
     }
 
     @Test("a completed handshake is reported once, and the waiter's removal adds nothing")
@@ -49,7 +50,7 @@ struct TLSHandshakeWaiterTests {
             return
         }
         #expect(negotiated == "h2")
-        _ = try channel.finish()
+        Self.finish(channel)
     }
 
     @Test("a channel that goes inactive mid-handshake fails it")
@@ -63,5 +64,12 @@ struct TLSHandshakeWaiterTests {
             return
         }
         #expect(error as? FlowError == .tls(TLSStatus.closedAbort))
+        Self.finish(channel)
+    }
+
+    /// Closes the channel and lets its loop tear the pipeline down, so nothing is left behind.
+    private static func finish(_ channel: EmbeddedChannel) {
+        _ = try? channel.finish()
+        channel.embeddedEventLoop.run()
     }
 }

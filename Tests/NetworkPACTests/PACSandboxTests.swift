@@ -65,7 +65,7 @@ import Testing
         }
         // The heap is destroyed once the poisoned loop has thrown its way out (its thread may
         // wait a while for a CPU when every other suite runs beside it).
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(SanitizerSlowdown.seconds(15))
         while evaluator.memoryInUse > 0 && Date() < deadline { await pause(milliseconds: 20) }
         #expect(evaluator.memoryInUse == 0)
     }

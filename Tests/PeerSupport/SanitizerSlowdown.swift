@@ -24,4 +24,15 @@ public enum SanitizerSlowdown {
     public static func duration(_ duration: Duration) -> Duration {
         duration * factor
     }
+
+    /// A bound on the process's resident memory, widened for a sanitizer's own memory: 4 times
+    /// under AddressSanitizer (shadow memory, red zones, the quarantine of freed blocks), twice
+    /// under ThreadSanitizer (its shadow memory).
+    public static func residentBytes(_ bytes: Int) -> Int {
+        switch factor {
+        case 1: bytes
+        case 3: bytes * 4
+        default: bytes * 2
+        }
+    }
 }
