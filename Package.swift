@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // The project's lock: a `Mutex` that ThreadSanitizer understands (see docs/sanitizers.md).
+        // A leaf every target imports; its C module only declares the sanitizer's annotations.
+        .systemLibrary(name: "CThreadSanitizer", path: "Sources/CThreadSanitizer"),
+        .target(name: "NetworkSync", dependencies: ["CThreadSanitizer"]),
         .target(
             name: "NetworkSystem",
             dependencies: []
@@ -39,6 +43,7 @@ let package = Package(
         .target(
             name: "NetworkDNS",
             dependencies: [
+                "NetworkSync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -47,6 +52,7 @@ let package = Package(
         .target(
             name: "NetworkPAC",
             dependencies: [
+                "NetworkSync",
                 "NetworkDNS",
                 "CDuktape",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -58,6 +64,7 @@ let package = Package(
         .target(
             name: "NetworkCore",
             dependencies: [
+                "NetworkSync",
                 "NetworkSystem",
                 "NetworkDNS",
                 "NetworkPAC",
@@ -77,11 +84,12 @@ let package = Package(
         .target(
             // Apple's TLS knobs (sec_protocol_*), under the module name Apple code imports.
             name: "Security",
-            dependencies: []
+            dependencies: ["NetworkSync"]
         ),
         .target(
             name: "Network",
             dependencies: [
+                "NetworkSync",
                 "Security",
                 // The engine only: NIO and the system layer stay behind it.
                 "NetworkCore",
@@ -91,17 +99,20 @@ let package = Package(
             name: "nwcat",
             dependencies: [
                 "Network",
+                "NetworkSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "CGnuTLS",
             ]
         ),
         // Shared by the test targets: real peer processes, /proc readers, waiting helpers.
-        .target(name: "PeerSupport", path: "Tests/PeerSupport"),
+        .target(name: "PeerSupport", dependencies: ["NetworkSync"], path: "Tests/PeerSupport"),
+        .testTarget(name: "NetworkSyncTests", dependencies: ["NetworkSync"]),
         .testTarget(name: "NetworkSystemTests", dependencies: ["NetworkSystem"]),
         .testTarget(
             name: "NetworkDNSTests",
             dependencies: [
+                "NetworkSync",
                 "NetworkDNS",
                 "PeerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,16 +133,20 @@ let package = Package(
         .testTarget(
             name: "NetworkCoreTests",
             dependencies: [
+                "NetworkSync",
                 "NetworkCore",
                 "PeerSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "NetworkTests",
             dependencies: [
+                "NetworkSync",
                 "Network",
                 "NetworkSystem",
                 "PeerSupport",

@@ -1,4 +1,4 @@
-import Synchronization
+import NetworkSync
 
 /// Loaded PAC evaluators, one per script location, shared by every connection that uses it.
 ///
@@ -21,7 +21,7 @@ package final class PACEvaluatorCache: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// An empty cache (tests use their own; the engine uses `shared`).
     package init() {}

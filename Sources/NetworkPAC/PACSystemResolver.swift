@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import NetworkDNS
-import Synchronization
+import NetworkSync
 
 /// The default host services of PAC scripts: name lookups through NetworkDNS's resolver, and the
 /// route's source addresses.
@@ -25,7 +25,7 @@ package enum PACSystemResolver {
     package static func resolve(
         _ host: String, using resolver: DNSResolver = .shared, waitingAtMost limit: Double = timeout
     ) -> [String] {
-        let answer = Mutex<[String]?>(nil)
+        let answer = Lock<[String]?>(nil)
         let done = DispatchSemaphore(value: 0)
         let lookup = Task {
             let addresses = await resolver.lookUpAddresses(host).addresses.map(\.description)

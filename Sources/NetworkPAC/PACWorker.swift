@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Logging
 import NetworkDNS
+import NetworkSync
 import Synchronization
 
 /// The dedicated thread that owns one script's Duktape heap and runs its work, one job at a time.
@@ -36,7 +37,7 @@ final class PACWorker: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let wake = DispatchSemaphore(value: 0)
     private let timeLimit: Double
     /// The heap's memory account, shared with the heap once it exists.
@@ -204,11 +205,11 @@ final class PACWorkerThreadState {
 /// Resumes a continuation exactly once, whichever of completion, time-out or fatal error comes
 /// first; later attempts are ignored.
 final class PACResumeOnce<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    private let continuation: Lock<CheckedContinuation<T, any Error>?>
 
     /// Wraps `continuation`, which must not be resumed elsewhere.
     init(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Lock(continuation)
     }
 
     /// Resumes with `result` if nothing resumed it yet.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// A certificate chain together with how to judge it, as the Security framework's `SecTrust`:
 /// the certificates to evaluate (leaf first), the policies they must satisfy and, optionally,
@@ -15,10 +15,10 @@ public final class SecTrust: Sendable {
         package var anchorsOnly = true
     }
 
-    package let state: Mutex<State>
+    package let state: Lock<State>
 
     package init(certificates: [SecCertificate], policies: [SecPolicy]) {
-        state = Mutex(State(certificates: certificates, policies: policies))
+        state = Lock(State(certificates: certificates, policies: policies))
     }
 }
 

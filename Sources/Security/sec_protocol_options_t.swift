@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// Called by a verify block with the verdict on the peer: true to trust it.
 public typealias sec_protocol_verify_complete_t = @Sendable (Bool) -> Void
@@ -30,7 +30,7 @@ public final class sec_protocol_options_t: Sendable {
         package var ignoredKnobs: [String: Bool] = [:]
     }
 
-    package let settings = Mutex(Settings())
+    package let settings = Lock(Settings())
 
     package init() {}
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Network
-import Synchronization
+import NetworkSync
 
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -74,7 +74,7 @@ struct Monitor: ParsableCommand {
         }
         let queue = DispatchQueue(label: "nwcat.monitor")
         let latch = ExitLatch()
-        let printed = Mutex(0)
+        let printed = Lock(0)
         let limit = count
         monitor.pathUpdateHandler = { path in
             FileHandle.standardOutput.write(Data((Self.line(path) + "\n").utf8))

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import NIOCore
-import Synchronization
+import NetworkSync
 import Testing
 
 @testable import NetworkCore
@@ -33,7 +33,7 @@ struct DatagramListenerFloodTests {
         configuration.localHost = "127.0.0.1"
         configuration.datagramPeerLimits.maximumUnstarted = 5
         let listener = FlowListener(configuration: configuration)
-        let flows = Mutex<[Flow]>([])
+        let flows = Lock<[Flow]>([])
         let ready = AsyncStream<Void>.makeStream()
         listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow, _ in
             flows.withLock { $0.append(flow) }
@@ -65,8 +65,8 @@ struct DatagramListenerFloodTests {
         configuration.datagramPeerLimits.maximumPeers = 3
         configuration.datagramPeerLimits.idleBeforeEviction = .milliseconds(400)
         let listener = FlowListener(configuration: configuration)
-        let flows = Mutex<[Flow]>([])
-        let failures = Mutex<[Int: FlowError]>([:])
+        let flows = Lock<[Flow]>([])
+        let failures = Lock<[Int: FlowError]>([:])
         let ready = AsyncStream<Void>.makeStream()
         listener.start(stateHandler: { if $0 == .ready { ready.continuation.yield() } }) { flow, _ in
             let index = flows.withLock { flows in

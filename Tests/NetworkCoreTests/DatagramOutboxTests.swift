@@ -3,7 +3,7 @@ import Glibc
 #endif
 import NIOCore
 import NetworkCore
-import Synchronization
+import NetworkSync
 import Testing
 
 /// Which write promise settles which datagram completion, and with what (no socket involved).
@@ -19,7 +19,7 @@ struct DatagramOutboxTests {
     }
 
     private final class Log: Sendable {
-        private let entries = Mutex<[(Int, FlowError?)]>([])
+        private let entries = Lock<[(Int, FlowError?)]>([])
         func record(_ index: Int, _ error: FlowError?) { entries.withLock { $0.append((index, error)) } }
         var indices: [Int] { entries.withLock { $0.map(\.0) } }
         var errors: [FlowError?] { entries.withLock { $0.map(\.1) } }

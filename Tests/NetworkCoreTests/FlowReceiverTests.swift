@@ -4,14 +4,14 @@ import Glibc
 import Foundation
 import NIOCore
 import NetworkCore
-import Synchronization
+import NetworkSync
 import Testing
 
 /// A receive's completion gets the outcome in `Data` terms, unchanged otherwise.
 @Suite("Core.FlowReceiver")
 struct FlowReceiverTests {
     private func outcome(of received: ReceiveOutcome) -> DataReceiveOutcome? {
-        let result = Mutex<DataReceiveOutcome?>(nil)
+        let result = Lock<DataReceiveOutcome?>(nil)
         FlowReceiver { outcome in result.withLock { $0 = outcome } }.complete(received)
         return result.withLock { $0 }
     }

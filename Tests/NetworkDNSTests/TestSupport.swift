@@ -1,12 +1,12 @@
 import NIOCore
 import PeerSupport
-import Synchronization
+import NetworkSync
 import Testing
 @testable import NetworkDNS
 
 /// A clock the test moves by hand.
 final class FakeClock: Sendable {
-    private let current = Mutex(NIODeadline.uptimeNanoseconds(1_000_000_000_000))
+    private let current = Lock(NIODeadline.uptimeNanoseconds(1_000_000_000_000))
 
     var now: NIODeadline { current.withLock { $0 } }
 

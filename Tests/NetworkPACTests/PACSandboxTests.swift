@@ -18,7 +18,8 @@ import Testing
               return 'DIRECT';
             }
             """,
-            configuration: PACTestEnvironment.configuration(memoryLimit: limit))
+            // The memory limit, not the time limit, must stop it, however slow the build.
+            configuration: PACTestEnvironment.configuration(timeLimit: SanitizerSlowdown.seconds(5), memoryLimit: limit))
         await #expect(throws: PACError.memoryLimitExceeded(limit: limit)) {
             try await evaluator.findProxy(url: "http://hog/", host: "hog")
         }
@@ -57,14 +58,14 @@ import Testing
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.5 && elapsed < 3, "released after \(elapsed) s")
+        #expect(elapsed >= 0.5 && elapsed < SanitizerSlowdown.seconds(3), "released after \(elapsed) s")
         #expect(!evaluator.isUsable)
         await #expect(throws: PACError.self) {
             try await evaluator.findProxy(url: "http://a.test/", host: "a.test")
         }
         // The heap is destroyed once the poisoned loop has thrown its way out (its thread may
         // wait a while for a CPU when every other suite runs beside it).
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(SanitizerSlowdown.seconds(15))
         while evaluator.memoryInUse > 0 && Date() < deadline { await pause(milliseconds: 20) }
         #expect(evaluator.memoryInUse == 0)
     }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+import NetworkSync
 import Testing
 
 /// A real peer nobody here wrote (socat, openssl, gnutls-serv, dnsmasq, danted, …), run as a
@@ -10,9 +10,9 @@ import Testing
 public final class PeerProcess: @unchecked Sendable {
     public let process = Process()
     private final class Output: Sendable {
-        let data = Mutex(Data())
+        let data = Lock(Data())
         /// Set when standard output reached its end (everything written has been collected).
-        let ended = Mutex(false)
+        let ended = Lock(false)
     }
 
     private let output = Output()

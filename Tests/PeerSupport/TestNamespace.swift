@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+import NetworkSync
 import Testing
 
 /// A network namespace a test makes for itself: its own interfaces, addresses, routes,
@@ -19,15 +19,15 @@ public final class TestNamespace: @unchecked Sendable {
     /// Path of `ip`.
     public let ip: String
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private struct State {
         var peers: [PeerProcess] = []
         var undo: [[String]] = []
         var torn = false
     }
 
-    private static let counter = Mutex(0)
-    private static let swept = Mutex(false)
+    private static let counter = Lock(0)
+    private static let swept = Lock(false)
 
     /// A setup command that failed.
     public struct CommandFailed: Error, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// A wait that ran out of time. Its description says what was awaited and what was seen.
 public struct BehaviourTimeout: Error, CustomStringConvertible {
@@ -59,7 +59,7 @@ public final class Recorder<T: Sendable>: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NetworkSync
 
 extension NWConnection {
     /// Describes one logical message: how to send it (priority, expiry, ordering, whether it
@@ -15,7 +15,7 @@ extension NWConnection {
         public final let isFinal: Bool
         /// A message that must be sent before this one.
         public final let antecedent: NWConnection.ContentContext?
-        private let metadata: Mutex<[NWProtocolMetadata]>
+        private let metadata: Lock<[NWProtocolMetadata]>
 
         /// Creates a context for sending a message.
         public init(
@@ -31,7 +31,7 @@ extension NWConnection {
             self.relativePriority = priority
             self.isFinal = isFinal
             self.antecedent = antecedent
-            self.metadata = Mutex(metadata ?? [])
+            self.metadata = Lock(metadata ?? [])
         }
 
         /// The protocol metadata attached to this message.

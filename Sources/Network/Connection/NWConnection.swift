@@ -6,7 +6,7 @@ import Darwin
 import Dispatch
 import Foundation
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// A two-way channel to one remote endpoint over a protocol stack (TCP or UDP, with IP below).
 ///
@@ -30,7 +30,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     package let flow: Flow
     /// The batcher of the flow's event loop (looked up once: the lookup takes a global lock).
     private let batcher: DeliveryBatcher
-    private let shared = Mutex(Shared())
+    private let shared = Lock(Shared())
     // (The number in `debugDescription` is the flow's, as in its log lines: a counter of our
     // own would take the connection one malloc size class up.)
 

@@ -6,7 +6,7 @@ import Darwin
 import Dispatch
 import Foundation
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// Accepts incoming connections on a local port for a protocol stack (TCP or UDP).
 ///
@@ -21,7 +21,7 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     public final let parameters: NWParameters
 
     package let engine: FlowListener
-    private let shared = Mutex(Shared())
+    private let shared = Lock(Shared())
     private let requestedPort: NWEndpoint.Port
 
     private struct Shared {

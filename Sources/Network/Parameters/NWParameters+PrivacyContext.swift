@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NetworkSync
 
 extension NWParameters {
     /// A scope for privacy-sensitive state: connections whose parameters share a context share
@@ -42,7 +42,7 @@ extension NWParameters {
         }
 
         private let contextDescription: String
-        private let state = Mutex(State())
+        private let state = Lock(State())
 
         /// The context used by parameters that were given no other.
         public static let `default` = PrivacyContext(description: "default")

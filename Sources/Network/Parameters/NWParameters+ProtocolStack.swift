@@ -1,4 +1,4 @@
-import Synchronization
+import NetworkSync
 
 extension NWParameters {
     /// The protocols a connection uses, from the application down to IP.
@@ -12,7 +12,7 @@ extension NWParameters {
             var internet: NWProtocolIP.Options
         }
 
-        private let state: Mutex<State>
+        private let state: Lock<State>
 
         /// Creates a stack from its layers.
         package init(
@@ -20,7 +20,7 @@ extension NWParameters {
             transportProtocol: NWProtocolOptions? = nil,
             internetProtocol: NWProtocolIP.Options = NWProtocolIP.Options()
         ) {
-            state = Mutex(State(application: applicationProtocols, transport: transportProtocol, internet: internetProtocol))
+            state = Lock(State(application: applicationProtocols, transport: transportProtocol, internet: internetProtocol))
         }
 
         /// The protocols above the transport, closest to the application first (for example a

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// Everything about how a connection, listener or browser should work other than where it
 /// goes: its protocol stack and its path, proxy and behaviour preferences.
@@ -81,21 +81,21 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// The protocol stack. It is a shared object: modify it in place.
     public let defaultProtocolStack: NWParameters.ProtocolStack
 
     private init(stack: ProtocolStack, state: State) {
         self.defaultProtocolStack = stack
-        self.state = Mutex(state)
+        self.state = Lock(state)
     }
 
     /// Creates parameters with an empty protocol stack (no transport, no application protocols)
     /// and every preference at its default.
     public init() {
         self.defaultProtocolStack = ProtocolStack()
-        self.state = Mutex(State())
+        self.state = Lock(State())
     }
 
     /// Creates parameters for TCP, with TLS on top unless `tls` is nil.

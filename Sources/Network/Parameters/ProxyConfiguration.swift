@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// A proxy that connections go through: a chain of MASQUE relays, an Oblivious HTTP relay, an
 /// HTTP CONNECT proxy or a SOCKSv5 proxy. Attach it to a privacy context
@@ -87,7 +87,7 @@ public struct ProxyConfiguration: CustomDebugStringConvertible, Sendable {
     }
 
     private final class CredentialBox: Sendable {
-        let credential = Mutex<Credential?>(nil)
+        let credential = Lock<Credential?>(nil)
     }
 
     /// The proxy's kind and settings.

@@ -1,4 +1,4 @@
-import Synchronization
+import NetworkSync
 
 /// One private copy of each distinct plain parameters (`PlainParametersKey`), shared by the
 /// connections made from equal ones.
@@ -12,7 +12,7 @@ enum SharedParameters {
     /// what an application makes over and over).
     static let capacity = 16
 
-    private static let entries = Mutex<[(key: PlainParametersKey, parameters: NWParameters)]>([])
+    private static let entries = Lock<[(key: PlainParametersKey, parameters: NWParameters)]>([])
 
     /// The shared copy of parameters equal to `parameters`, made on first use; nil when they are
     /// not plain or `capacity` distinct ones are already kept.

@@ -1,13 +1,13 @@
 import Dispatch
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// Watches the network configuration (links, addresses, routes, through rtnetlink) and reports
 /// the path that connections could use: once right after ``start(queue:)``, then whenever it
 /// changes. Optionally restricted to one interface type, or excluding some.
 public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     private let requirements: PathRequirements
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var queue: DispatchQueue?
@@ -24,20 +24,20 @@ public final class NWPathMonitor: CustomDebugStringConvertible, Sendable {
     /// A monitor of every interface.
     public init() {
         self.requirements = PathRequirements()
-        self.state = Mutex(State())
+        self.state = Lock(State())
     }
 
     /// A monitor of the interfaces of one type only: its path is satisfied when one of them can
     /// carry traffic.
     public init(requiredInterfaceType: NWInterface.InterfaceType) {
         self.requirements = PathRequirements(requiredType: requiredInterfaceType.systemType)
-        self.state = Mutex(State())
+        self.state = Lock(State())
     }
 
     /// A monitor that leaves interfaces of the given types out.
     public init(prohibitedInterfaceTypes: [NWInterface.InterfaceType]) {
         self.requirements = PathRequirements(prohibitedTypes: Set(prohibitedInterfaceTypes.map(\.systemType)))
-        self.state = Mutex(State())
+        self.state = Lock(State())
     }
 
     /// A monitor of the interfaces an Ethernet channel can use (wired Ethernet).

@@ -1,5 +1,5 @@
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// The Internet Protocol layer (IPv4 and IPv6): its definition, options and per-packet metadata.
 public final class NWProtocolIP: NWProtocol, @unchecked Sendable {
@@ -43,16 +43,16 @@ public final class NWProtocolIP: NWProtocol, @unchecked Sendable {
             case stable
         }
 
-        private let settings: Mutex<IPSocketSettings>
+        private let settings: Lock<IPSocketSettings>
 
         /// Creates options with every setting at its system default.
         package init() {
-            settings = Mutex(IPSocketSettings())
+            settings = Lock(IPSocketSettings())
             super.init(definition: NWProtocolIP.definition)
         }
 
         private init(settings: IPSocketSettings) {
-            self.settings = Mutex(settings)
+            self.settings = Lock(settings)
             super.init(definition: NWProtocolIP.definition)
         }
 
@@ -147,17 +147,17 @@ public final class NWProtocolIP: NWProtocol, @unchecked Sendable {
             var receiveTime: UInt64 = 0
         }
 
-        private let state: Mutex<State>
+        private let state: Lock<State>
 
         /// Creates metadata with no ECN marking, best-effort service class and no receive time.
         public init() {
-            state = Mutex(State())
+            state = Lock(State())
             super.init(definition: NWProtocolIP.definition)
         }
 
         /// Creates metadata describing a received packet.
         package init(ecn: NWProtocolIP.ECN, serviceClass: NWParameters.ServiceClass = .bestEffort, receiveTime: UInt64) {
-            state = Mutex(State(ecn: ecn, serviceClass: serviceClass, receiveTime: receiveTime))
+            state = Lock(State(ecn: ecn, serviceClass: serviceClass, receiveTime: receiveTime))
             super.init(definition: NWProtocolIP.definition)
         }
 

@@ -1,5 +1,5 @@
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// The Transmission Control Protocol: its definition, options and connection metadata.
 public final class NWProtocolTCP: NWProtocol, @unchecked Sendable {
@@ -12,16 +12,16 @@ public final class NWProtocolTCP: NWProtocol, @unchecked Sendable {
     /// Every value starts at `false` or `0`, which means "leave the system default". The
     /// properties may be read and written from any thread.
     public final class Options: NWProtocolOptions, @unchecked Sendable {
-        private let settings: Mutex<TCPSocketSettings>
+        private let settings: Lock<TCPSocketSettings>
 
         /// Creates options with every setting at its system default.
         public init() {
-            settings = Mutex(TCPSocketSettings())
+            settings = Lock(TCPSocketSettings())
             super.init(definition: NWProtocolTCP.definition)
         }
 
         private init(settings: TCPSocketSettings) {
-            self.settings = Mutex(settings)
+            self.settings = Lock(settings)
             super.init(definition: NWProtocolTCP.definition)
         }
 
@@ -143,7 +143,7 @@ public final class NWProtocolTCP: NWProtocol, @unchecked Sendable {
             var handler: (@Sendable (UInt64?) -> Void)?
         }
 
-        private let pacing: Mutex<Pacing>
+        private let pacing: Lock<Pacing>
 
         /// Bytes received and waiting to be read, when the metadata was taken.
         public let availableReceiveBuffer: UInt32
@@ -161,7 +161,7 @@ public final class NWProtocolTCP: NWProtocol, @unchecked Sendable {
         ) {
             self.availableReceiveBuffer = availableReceiveBuffer
             self.availableSendBuffer = availableSendBuffer
-            self.pacing = Mutex(Pacing(rate: nil, handler: pacingRateHandler))
+            self.pacing = Lock(Pacing(rate: nil, handler: pacingRateHandler))
             super.init(definition: NWProtocolTCP.definition)
         }
 

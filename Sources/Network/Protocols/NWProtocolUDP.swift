@@ -1,5 +1,5 @@
 import NetworkCore
-import Synchronization
+import NetworkSync
 
 /// The User Datagram Protocol: its definition, options and per-datagram metadata.
 public final class NWProtocolUDP: NWProtocol, @unchecked Sendable {
@@ -9,16 +9,16 @@ public final class NWProtocolUDP: NWProtocol, @unchecked Sendable {
 
     /// UDP settings for a connection or listener. The properties may be used from any thread.
     public final class Options: NWProtocolOptions, @unchecked Sendable {
-        private let settings: Mutex<UDPSocketSettings>
+        private let settings: Lock<UDPSocketSettings>
 
         /// Creates options with every setting at its default.
         public init() {
-            settings = Mutex(UDPSocketSettings())
+            settings = Lock(UDPSocketSettings())
             super.init(definition: NWProtocolUDP.definition)
         }
 
         private init(settings: UDPSocketSettings) {
-            self.settings = Mutex(settings)
+            self.settings = Lock(settings)
             super.init(definition: NWProtocolUDP.definition)
         }
 

@@ -1,6 +1,6 @@
 import Dispatch
 import NIOCore
-import Synchronization
+import NetworkSync
 
 /// Gathers the callbacks one event loop produces during one turn of the loop and hands them to
 /// each target queue in a single `DispatchQueue.async`, in order. Waking a dispatch worker costs
@@ -17,7 +17,7 @@ package final class DeliveryBatcher: @unchecked Sendable {
         self.eventLoop = eventLoop
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: DeliveryBatcher]>([:])
+    private static let registry = Lock<[ObjectIdentifier: DeliveryBatcher]>([:])
 
     /// The batcher of `eventLoop` (one per loop, for the life of the process).
     package static func forEventLoop(_ eventLoop: EventLoop) -> DeliveryBatcher {

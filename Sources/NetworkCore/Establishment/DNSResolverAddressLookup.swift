@@ -3,7 +3,7 @@ import Glibc
 #endif
 import NIOCore
 import NetworkDNS
-import Synchronization
+import NetworkSync
 
 /// The engine's address lookup, through NetworkDNS's resolver: AAAA and A are asked in parallel
 /// and each answer goes to the racer as it arrives; `/etc/hosts`, the search list, the shared
@@ -22,7 +22,7 @@ package struct DNSResolverAddressLookup: AddressLookup {
     }
 
     package func start(_ host: String, port: Int, sink: AddressLookupSink) -> RunningAddressLookup {
-        let remaining = Mutex(2)
+        let remaining = Lock(2)
         let lookup = (resolver ?? .shared).lookUpAddresses(host, allowStale: allowStale) { event in
             switch event {
             case .answer(let answer):

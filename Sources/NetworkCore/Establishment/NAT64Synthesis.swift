@@ -3,7 +3,7 @@ import Glibc
 #endif
 import NIOCore
 import NetworkDNS
-import Synchronization
+import NetworkSync
 
 /// Reaching an IPv4 literal from an IPv6-only network (RFC 7050 / RFC 6052): when the kernel has
 /// no IPv4 route for it, ask the network's DNS64 for `ipv4only.arpa` AAAA, learn its NAT64
@@ -11,7 +11,7 @@ import Synchronization
 enum NAT64Synthesis {
     /// Prefixes learnt per resolver configuration (the network); cleared when a discovery finds
     /// none, so a network that gains NAT64 is noticed.
-    private static let learnt = Mutex<[NAT64Prefix]?>(nil)
+    private static let learnt = Lock<[NAT64Prefix]?>(nil)
 
     /// Whether `address` is IPv4 and the kernel has no route for it.
     static func needed(for address: SocketAddress, interfaceIndex: Int?) -> Bool {

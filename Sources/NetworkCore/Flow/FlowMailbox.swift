@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NetworkSystem
-import Synchronization
+import NetworkSync
 
 /// Where a flow's operations from other threads wait for its event loop: the lock-protected
 /// `FlowInbox` (the rules of when to wake the loop) and its `SendBudget`. Stored inline in the
@@ -14,7 +14,7 @@ import Synchronization
 /// send is written to the socket right here, on the sender's thread, instead of waking the loop;
 /// only what the socket does not take goes to the loop.
 struct FlowMailbox: ~Copyable {
-    private let inbox = Mutex(FlowInbox<FlowOperation>())
+    private let inbox = Lock(FlowInbox<FlowOperation>())
 
     /// Queues `operation`; true when the loop must be woken. See `FlowInbox.append` for `lazy`.
     func submit(_ operation: FlowOperation, lazy: Bool = false) -> Bool {

@@ -10,7 +10,7 @@ import NIOPosix
 import NIOSSL
 import NetworkDNS
 import NetworkSystem
-import Synchronization
+import NetworkSync
 
 /// A listening socket: a TCP server channel whose accepted children become flows, or one UDP
 /// socket demultiplexed by remote address into one flow per peer (replies leave from the
@@ -26,7 +26,7 @@ package final class FlowListener: @unchecked Sendable {
 
     package let configuration: FlowListenerConfiguration
     package let eventLoop: EventLoop
-    let shared = Mutex(SharedState())
+    let shared = Lock(SharedState())
 
     struct SharedState {
         var port: Int?

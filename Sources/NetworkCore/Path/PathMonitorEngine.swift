@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import NetworkDNS
 import NetworkSystem
-import Synchronization
+import NetworkSync
 
 /// The process's one watch on the network configuration: an rtnetlink socket (links,
 /// addresses, routes) read by an event loop. Subscribers get a fresh `PathInputs` right away
@@ -16,7 +16,7 @@ package final class PathMonitorEngine: Sendable {
     package static let shared = PathMonitorEngine()
 
     package let eventLoop: EventLoop
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct State {
         var subscribers: [Int: Handler] = [:]
@@ -144,7 +144,7 @@ package final class PathMonitorEngine: Sendable {
 private final class ChangeReader: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let engine: PathMonitorEngine
-    private let pending = Mutex(false)
+    private let pending = Lock(false)
 
     init(engine: PathMonitorEngine) {
         self.engine = engine

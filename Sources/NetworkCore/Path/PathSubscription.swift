@@ -1,4 +1,4 @@
-import Synchronization
+import NetworkSync
 
 /// One subscriber's hold on `PathMonitorEngine`: snapshots flow to the handler from creation
 /// until `cancel()` or until the subscription is released, whichever comes first.
@@ -9,12 +9,12 @@ import Synchronization
 package final class PathSubscription: Sendable {
     private let engine: PathMonitorEngine
     /// Nil once cancelled.
-    private let token: Mutex<Int?>
+    private let token: Lock<Int?>
 
     /// Subscribes `handler` (called on the engine's loop, first with the current inputs).
     package init(engine: PathMonitorEngine = .shared, _ handler: @escaping PathMonitorEngine.Handler) {
         self.engine = engine
-        self.token = Mutex(engine.subscribe(handler))
+        self.token = Lock(engine.subscribe(handler))
     }
 
     /// Stops the updates; later calls do nothing. An update already running may still finish.

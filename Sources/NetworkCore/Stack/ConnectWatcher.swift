@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import NetworkSync
 
 /// Waits for our own nonblocking TCP connects to finish (`PendingConnect`) on one thread of its
 /// own, so that how fast a connect is noticed does not depend on how busy the application keeps
@@ -20,7 +20,7 @@ final class ConnectWatcher: Sendable {
         var watched: [Int32: (tag: UInt64, done: @Sendable () -> Void)] = [:]
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = Lock(Registry())
     /// Read end and write end of the pipe that makes the thread look at the registry again.
     private let wakeRead: Int32
     private let wakeWrite: Int32

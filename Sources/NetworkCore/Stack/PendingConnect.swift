@@ -5,7 +5,7 @@ import Darwin
 #endif
 import NIOCore
 import NetworkSystem
-import Synchronization
+import NetworkSync
 
 /// A TCP connect we run ourselves (see `StreamSocketConnect`): the socket is watched for
 /// writability (the end of a nonblocking connect) by the `ConnectWatcher`, and the connected
@@ -16,7 +16,7 @@ final class PendingConnect: Sendable {
     let descriptor: EventLoopFuture<Int32>
     private let promise: EventLoopPromise<Int32>
     /// The socket while its connect is watched; nil once the outcome is decided.
-    private let watched = Mutex<Int32?>(nil)
+    private let watched = Lock<Int32?>(nil)
 
     /// Starts connecting to `address`; `settings` must succeed, `bestEffort` may fail.
     init(

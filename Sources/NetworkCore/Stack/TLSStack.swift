@@ -6,7 +6,7 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 import NetworkDNS
-import Synchronization
+import NetworkSync
 
 /// Puts NIOSSL into a flow's pipeline and waits for the handshake: the flow is ready only once
 /// the top of its stack is.
@@ -84,7 +84,7 @@ enum TLSStack {
 
     /// Contexts are costly to build (the system trust store is parsed each time) and safe to
     /// share, so connections with the same settings share one.
-    private static let contextCache = Mutex<[ContextKey: NIOSSLContext]>([:])
+    private static let contextCache = Lock<[ContextKey: NIOSSLContext]>([:])
 
     private struct ContextKey: Hashable {
         var server: Bool
@@ -338,6 +338,16 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, 
             promise.fail(FlowError.tls(TLSStatus.closedAbort))
         }
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Removed before the outcome: the pipeline is being torn down. That happens without a
+        // channelInactive for us when the channel closed before we were added (a peer that left
+        // before an accepted connection was started), and the wait would never end.
+        if !done {
+            done = true
+            promise.fail(FlowError.tls(TLSStatus.closedAbort))
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import NetworkSync
 
 /// The per-process answer cache: positive and negative answers, each kept for its TTL and,
 /// past it, for `maximumStaleness` more so callers that allow stale answers (optimistic DNS,
@@ -23,7 +23,7 @@ package final class DNSCache: Sendable {
         var nextSequence: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Most entries kept at once.
     package let capacity: Int
     /// How long past its TTL an entry may still be handed out as stale.

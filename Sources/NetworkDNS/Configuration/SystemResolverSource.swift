@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import NIOCore
-import Synchronization
+import NetworkSync
 
 /// The resolver for the system's configuration files, rebuilt when one of them changes. Long
 /// -running processes (servers, desktops moving between networks) otherwise keep asking the
@@ -34,7 +34,7 @@ package final class SystemResolverSource: Sendable {
         var nanoseconds: Int
     }
 
-    private let state = Mutex<Snapshot?>(nil)
+    private let state = Lock<Snapshot?>(nil)
 
     package init(
         resolvConfPath: String = "/etc/resolv.conf", hostsPath: String = "/etc/hosts",

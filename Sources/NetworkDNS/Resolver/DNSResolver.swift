@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NetworkSync
 import Synchronization
 
 /// The unicast stub resolver: hosts file, then the cache, then the nameservers of
@@ -20,7 +21,7 @@ package final class DNSResolver: Sendable {
     private let rotation = Atomic<Int>(0)
     /// Questions whose stale cache entry is being refreshed, so a burst of lookups starts one
     /// refresh, not one each.
-    private let refreshing = Mutex<Set<DNSCacheKey>>([])
+    private let refreshing = Lock<Set<DNSCacheKey>>([])
     /// The query sockets open now.
     private let sockets = DNSSocketCount()
 

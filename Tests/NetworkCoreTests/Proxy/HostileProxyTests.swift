@@ -45,7 +45,7 @@ struct HostileProxyTests {
         #expect(fake.sent > HTTPConnectClientHandshake.maximumResponseHeadBytes, "the flood did reach the client")
         #expect(fake.sent < limit, "the client hung up; the flood did not run to its end (sent \(fake.sent))")
         let grown = ProcFS.residentBytes() - before
-        #expect(grown < 64 * 1024 * 1024, "resident memory grew by \(grown) bytes")
+        #expect(grown < SanitizerSlowdown.residentBytes(64 * 1024 * 1024), "resident memory grew by \(grown) bytes")
     }
 
     @Test("binary garbage without line ends is bounded the same way")
@@ -81,7 +81,7 @@ struct HostileProxyTests {
         let (silent, fake1) = try await failure(.silent, timeout: .milliseconds(300))
         #expect(silent as? ProxyError == .timedOut)
         #expect(FlowError(silent) == .posix(ETIMEDOUT))
-        #expect(NIODeadline.now() - started < .seconds(5))
+        #expect(NIODeadline.now() - started < .seconds(5 * Int64(SanitizerSlowdown.factor)))
         await fake1.stop()
 
         let (closed, fake2) = try await failure(.close, socks: true)

@@ -3,7 +3,7 @@ import Foundation
 import Network
 import NetworkCore
 import PeerSupport
-import Synchronization
+import NetworkSync
 import Testing
 
 extension BehaviourTests {
@@ -84,7 +84,7 @@ extension BehaviourTests {
 /// A weak reference that a handler on another thread may set.
 final class WeakReference<Object: AnyObject>: Sendable {
     private struct Box: @unchecked Sendable { weak var object: Object? }
-    private let box = Mutex(Box())
+    private let box = Lock(Box())
 
     var object: Object? {
         get { box.withLock { $0.object } }

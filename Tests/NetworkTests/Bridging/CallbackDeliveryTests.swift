@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import NetworkSync
 import Testing
 
 @testable import Network
@@ -11,7 +11,7 @@ struct CallbackDeliveryTests {
     @Test("before start work is held back, in order, and no queue is known")
     func holdsBackBeforeStart() {
         var delivery = CallbackDelivery.initial
-        let ran = Mutex<[Int]>([])
+        let ran = Lock<[Int]>([])
         #expect(delivery.queue == nil)
         for index in 0..<3 {
             let queue = delivery.startedQueue(orHoldBack: { ran.withLock { $0.append(index) } })
@@ -29,7 +29,7 @@ struct CallbackDeliveryTests {
     @Test("start hands the backlog to the queue in order, once; afterwards work is not held back")
     func startFlushesBacklogOnce() {
         var delivery = CallbackDelivery.initial
-        let ran = Mutex<[Int]>([])
+        let ran = Lock<[Int]>([])
         for index in 0..<3 {
             _ = delivery.startedQueue(orHoldBack: { ran.withLock { $0.append(index) } })
         }

@@ -99,7 +99,7 @@ struct ProxyConnectionTests {
         let started = Date()
         #expect(await TLSInteropTests.settle(connection) == .ready)
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed < 3, "DIRECT should join after 0.5 s, took \(elapsed) s")
+        #expect(elapsed < SanitizerSlowdown.seconds(3), "DIRECT should join after 0.5 s, took \(elapsed) s")
         #expect(await TLSInteropTests.exchange(connection, "raced") == "raced")
         let report = await Self.report(connection)
         #expect(report?.usedProxy == false)
@@ -276,7 +276,7 @@ struct ProxyConnectionTests {
             // Standard input stays open a moment after the line: our end of stream would be the
             // TLS session's close_notify to the proxy, and socat then drops the tunnel at once.
             let script = "mount --bind \"$0\" \(TLSVerificationErrorTests.systemBundle) && "
-                + "{ printf 'through the environment\\047s proxy\\n'; sleep 1; } | exec \"$@\""
+                + "{ printf 'through the environment\\047s proxy\\n'; sleep \(SanitizerSlowdown.factor); } | exec \"$@\""
             return try await ToolProcess.run(
                 tools.unshare, ["--mount", "--propagation", "private", "sh", "-c", script, bundle,
                                 "env", "-i", "all_proxy=https://localhost:\(proxy.port)",

@@ -37,9 +37,9 @@ struct EndToEndTests {
         // the IPv6 SYN to time out). The target is 300 ms plus the RTT; the bound
         // here leaves room for a loaded machine.
         #expect(duration >= 0.245, "ready in \(Self.milliseconds(duration)): IPv4 started before the attempt delay")
-        #expect(duration < 1.0, "ready in \(Self.milliseconds(duration))")
+        #expect(duration < SanitizerSlowdown.seconds(1.0), "ready in \(Self.milliseconds(duration))")
         if let started = ours.timing["attempt_started_after"].flatMap(Double.init) {
-            #expect(started >= 0.245 && started < 1.0, "the winning attempt started after \(Self.milliseconds(started))")
+            #expect(started >= 0.245 && started < SanitizerSlowdown.seconds(1.0), "the winning attempt started after \(Self.milliseconds(started))")
         }
 
         // The anchor: curl's Happy Eyeballs (200 ms) in the same namespace, same name, same server.
@@ -64,7 +64,7 @@ struct EndToEndTests {
         #expect(ours.status == 1, "nwcat must end with a failure, not hang or succeed: \(ours.standardError)")
         #expect(ours.standardError.contains("waiting (POSIXErrorCode(rawValue: 110)"), "waiting(ETIMEDOUT): \(ours.standardError)")
         #expect(ours.elapsed >= 1.9, "the timeout was cut short: \(ours.elapsed) s")
-        #expect(ours.elapsed < 5, "ended \(ours.elapsed) s after start for a 2 s timeout")
+        #expect(ours.elapsed < SanitizerSlowdown.seconds(5), "ended \(ours.elapsed) s after start for a 2 s timeout")
 
         let anchor = try await lab.curl(["--connect-timeout", "2"], url: Self.http, timeout: 30)
         #expect(anchor.status == 28, "curl timed out too (exit 28): \(anchor.standardError)")

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import PeerSupport
-import Synchronization
+import NetworkSync
 import Testing
 
 @testable import Network
@@ -14,7 +14,7 @@ import Testing
 struct SecTrustVerifyBlockTests {
     /// What a verify block saw: its verdict and, when SecTrustEvaluateWithError failed, the code.
     final class Outcome: Sendable {
-        let value = Mutex<(trusted: Bool, code: Int?)?>(nil)
+        let value = Lock<(trusted: Bool, code: Int?)?>(nil)
     }
 
     /// TLS parameters whose verify block trusts `anchors` only, through the Apple idiom.

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
-import Synchronization
+import NetworkSync
 import PeerSupport
 import Testing
 
@@ -300,7 +300,7 @@ struct TLSInteropTests {
         let challenged = Self.pinned(to: try serverIdentity.certificateDER)
         let challengedOptions = challenged.defaultProtocolStack.applicationProtocols[0] as! NWProtocolTLS.Options
         let clientSecIdentity = try clientIdentity.secIdentity
-        let asked = Mutex(0)
+        let asked = Lock(0)
         sec_protocol_options_set_challenge_block(challengedOptions.securityProtocolOptions, { _, complete in
             asked.withLock { $0 += 1 }
             complete(clientSecIdentity)
@@ -515,7 +515,7 @@ struct TLSInteropTests {
             using: NWParameters(tls: NWProtocolTLS.Options(), tcp: tcp))
         let started = Date()
         #expect(await Self.settle(connection) == .waiting(.posix(.ETIMEDOUT)))
-        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(Date().timeIntervalSince(started) < SanitizerSlowdown.seconds(8))
         connection.cancel()
     }
 
@@ -527,8 +527,8 @@ struct TLSInteropTests {
         sec_protocol_options_add_tls_application_protocol(tls.securityProtocolOptions, "echo")
         let listener = try NWListener(using: NWParameters(tls: tls))
         let queue = DispatchQueue(label: "tls-listener")
-        let received = Mutex<[String]>([])
-        let negotiated = Mutex<String?>(nil)
+        let received = Lock<[String]>([])
+        let negotiated = Lock<String?>(nil)
         listener.newConnectionHandler = { connection in
             connection.stateUpdateHandler = { state in
                 guard state == .ready else { return }

@@ -146,10 +146,10 @@ import Testing
     }
 }
 
-import Synchronization
+import NetworkSync
 
 private final class SeenRates: Sendable {
-    private let storage = Mutex<[UInt64?]>([])
+    private let storage = Lock<[UInt64?]>([])
     func append(_ value: UInt64?) { storage.withLock { $0.append(value) } }
     var values: [UInt64?] { storage.withLock { $0 } }
 }

@@ -1,11 +1,11 @@
-import Synchronization
+import NetworkSync
 
 extension NWProtocolFramer {
     /// The framer's metadata for one message: values of your own by key. A sender attaches one
     /// to a send's ``NWConnection/ContentContext``; the framer sees it in `handleOutput`, and
     /// the one it delivers with input comes back on the receive's context.
     public class Message: NWProtocolMetadata, @unchecked Sendable {
-        private let values = Mutex<[String: UncheckedValue]>([:])
+        private let values = Lock<[String: UncheckedValue]>([:])
 
         /// An empty message for the framer `definition` describes (for sending).
         public init(definition: NWProtocolFramer.Definition) {

@@ -1,19 +1,19 @@
-import Synchronization
+import NetworkSync
 
 extension NWProtocolFramer {
     /// Puts a framer in a protocol stack; values set on it by key reach every instance of the
     /// framer through ``NWProtocolFramer/Instance/options``.
     public class Options: NWProtocolOptions, @unchecked Sendable {
-        private let values: Mutex<[String: UncheckedValue]>
+        private let values: Lock<[String: UncheckedValue]>
 
         /// Options for the framer `definition` describes.
         public init(definition: NWProtocolFramer.Definition) {
-            values = Mutex([:])
+            values = Lock([:])
             super.init(definition: definition)
         }
 
         private init(definition: NWProtocolFramer.Definition, values: [String: UncheckedValue]) {
-            self.values = Mutex(values)
+            self.values = Lock(values)
             super.init(definition: definition)
         }
 

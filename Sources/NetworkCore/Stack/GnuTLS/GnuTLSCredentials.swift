@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CGnuTLS
-import Synchronization
+import NetworkSync
 
 /// GnuTLS credentials for one set of DTLS settings: the certificate store (system trust plus this
 /// side's identity) and the pre-shared keys. Building them parses the system trust store, so
@@ -92,7 +92,7 @@ final class GnuTLSCredentials: @unchecked Sendable {
         var clientIdentity: String?
     }
 
-    private static let cache = Mutex<[Key: GnuTLSCredentials]>([:])
+    private static let cache = Lock<[Key: GnuTLSCredentials]>([:])
 
     /// Shared credentials for `settings` (made on first use).
     static func shared(_ settings: FlowTLSConfiguration, server: Bool, stream: Bool = false) throws(FlowError) -> GnuTLSCredentials {
