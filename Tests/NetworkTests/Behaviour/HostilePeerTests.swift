@@ -52,12 +52,12 @@ struct HostilePeerTests {
             if index % 2 == 0 { try socket.sendAll(partialHello) }
             attackers.append(socket)
         }
-        let errors = try await failures.wait(count: 40, "40 stalled handshakes fail", timeout: 20)
+        let errors = try await failures.wait(count: 40, "40 stalled handshakes fail", timeout: SanitizerSlowdown.seconds(20))
         let elapsed = Date().timeIntervalSince(started)
         print("HostilePeers: 40 stalled TLS handshakes failed after \(String(format: "%.2f", elapsed)) s with \(Set(errors.map(\.debugDescription)))")
         #expect(errors.allSatisfy { $0 == .posix(.ETIMEDOUT) }, "\(errors)")
         #expect(elapsed >= 1.9, "no handshake may be cut short of the 2 s timeout")
-        #expect(elapsed < 10, "every handshake ends soon after its timeout")
+        #expect(elapsed < SanitizerSlowdown.seconds(10), "every handshake ends soon after its timeout")
         // The server closed every one of them: each attacker reads the end (or a reset).
         for attacker in attackers {
             let result = attacker.receive(timeout: 5)
@@ -170,7 +170,7 @@ struct HostilePeerTests {
         #expect(delivered > 30_000, "the flood must reach the listener well past its 8,192 peers to test the bound")
         // 8,192 peers at most (DatagramPeerLimits), each a connection of about 1.5 KiB in nwcat
         // (measured: +12 MiB; without the bound, every one of the 100,000 stayed).
-        #expect(growth < 32 * 1_048_576, "grew by \(growth) bytes")
+        #expect(growth < SanitizerSlowdown.residentBytes(32 * 1_048_576), "grew by \(growth) bytes")
 
         // Once the flood's peers have been idle for 10 s, a real client takes a slot.
         try await Task.sleep(for: .seconds(11))
@@ -211,6 +211,6 @@ struct HostilePeerTests {
         let growth = after - before
         print("HostilePeers: a client that never reads got \(written / 1_048_576) MiB into nwcat --echo before stalling; nwcat grew by \(growth / 1_048_576) MiB")
         #expect(written < 256 * 1_048_576, "the echo server kept reading: \(written) bytes taken")
-        #expect(growth < 64 * 1_048_576, "grew by \(growth) bytes")
+        #expect(growth < SanitizerSlowdown.residentBytes(64 * 1_048_576), "grew by \(growth) bytes")
     }
 }
