@@ -1,6 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The libFuzzer executables (Fuzz/README.md) exist only when NETWORK_FUZZ is set, so a normal
+// build never compiles them; their bodies (NetworkFuzzing) and the corpus replay test always build.
+let fuzzing = Context.environment["NETWORK_FUZZ"].map { !$0.isEmpty && $0 != "0" } ?? false
+let fuzzTargetNames = [
+    "fuzz-dns-message", "fuzz-dns-stream", "fuzz-socks5-reply", "fuzz-http-connect-reply", "fuzz-pac-result",
+    "fuzz-dtls-cookie",
+]
+
 // Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
 // with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
 // The facade imports neither NIO nor NetworkSystem: the engine offers what it needs.
@@ -96,6 +104,19 @@ let package = Package(
                 "CGnuTLS",
             ]
         ),
+        // One fuzz body per parser of network input: what each fuzz executable runs, and what
+        // NetworkFuzzingTests replays the seed corpora (Fuzz/Corpus) through.
+        .target(
+            name: "NetworkFuzzing",
+            dependencies: [
+                "NetworkDNS",
+                "NetworkPAC",
+                "NetworkCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/Bodies"
+        ),
+        .testTarget(name: "NetworkFuzzingTests", dependencies: ["NetworkFuzzing"]),
         // Shared by the test targets: real peer processes, /proc readers, waiting helpers.
         .target(name: "PeerSupport", path: "Tests/PeerSupport"),
         .testTarget(name: "NetworkSystemTests", dependencies: ["NetworkSystem"]),
@@ -142,3 +163,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if fuzzing {
+    package.targets += fuzzTargetNames.map { name in
+        .executableTarget(name: name, dependencies: ["NetworkFuzzing"], path: "Fuzz/Targets/\(name)")
+    }
+}
