@@ -1,13 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The libFuzzer executables (Fuzz/README.md) exist only when NETWORK_FUZZ is set, so a normal
-// build never compiles them; their bodies (NetworkFuzzing) and the corpus replay test always build.
+// The libFuzzer executable (Fuzz/README.md) exists only when NETWORK_FUZZ is set, so a normal
+// build never compiles it; the fuzz bodies (NetworkFuzzing) and the corpus replay test always build.
 let fuzzing = Context.environment["NETWORK_FUZZ"].map { !$0.isEmpty && $0 != "0" } ?? false
-let fuzzTargetNames = [
-    "fuzz-dns-message", "fuzz-dns-stream", "fuzz-socks5-reply", "fuzz-http-connect-reply", "fuzz-pac-result",
-    "fuzz-dtls-cookie",
-]
 
 // Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
 // with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
@@ -165,7 +161,5 @@ let package = Package(
 )
 
 if fuzzing {
-    package.targets += fuzzTargetNames.map { name in
-        .executableTarget(name: name, dependencies: ["NetworkFuzzing"], path: "Fuzz/Targets/\(name)")
-    }
+    package.targets.append(.executableTarget(name: "fuzz-network", dependencies: ["NetworkFuzzing"], path: "Fuzz/Target"))
 }

@@ -20,11 +20,17 @@ package enum FuzzReplay {
         root.appendingPathComponent("Fuzz/Corpus/\(target.rawValue)")
     }
 
-    /// The executable's `main` when it is built without libFuzzer: replays the files and
-    /// directories given as arguments (the target's seed corpus when none are), and says how
-    /// many inputs ran.
-    package static func main(_ target: FuzzTarget) {
-        var paths = Array(CommandLine.arguments.dropFirst()).filter { !$0.hasPrefix("-") }
+    /// The executable's `main` when it is built without libFuzzer: `fuzz-network TARGET [PATH...]`
+    /// replays the files and directories given (the target's seed corpus when none are) and
+    /// says how many inputs ran.
+    package static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
+            print("usage: fuzz-network \(names) [FILE or DIRECTORY...]")
+            exit(2)
+        }
+        var paths = Array(arguments.dropFirst())
         if paths.isEmpty {
             paths = [corpus(of: target, root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).path]
         }
@@ -33,6 +39,6 @@ package enum FuzzReplay {
             guard let data = FileManager.default.contents(atPath: input.path) else { continue }
             target.run(Array(data))
         }
-        print("fuzz-\(target.rawValue): replayed \(inputs.count) inputs without a finding")
+        print("fuzz-network \(target.rawValue): replayed \(inputs.count) inputs without a finding")
     }
 }

@@ -1,5 +1,6 @@
-/// The parsers of network input that have a fuzz target. The raw value is the target's name:
-/// its executable is `fuzz-<name>` and its seed corpus is `Fuzz/Corpus/<name>`.
+/// The parsers of network input that have a fuzz target. The raw value is the target's name, as
+/// `NETWORK_FUZZ_TARGET` gives it to the `fuzz-network` executable; its seed corpus is
+/// `Fuzz/Corpus/<name>`.
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// DNS messages (UDP payloads).
     case dnsMessage = "dns-message"
