@@ -7,7 +7,7 @@
 # TARGET is a name such as dns-message; one executable, fuzz-network, runs the target that
 # NETWORK_FUZZ_TARGET names. Inputs libFuzzer finds go to .build-fuzz/corpus/TARGET, crashes to
 # .build-fuzz/artifacts/. Exits non-zero when a target finds anything. Each run prints
-# `fuzz TARGET: N runs in S s`.
+# `fuzz TARGET: N runs in S s`. FUZZ_MAX_LEN bounds the input size (default 4096 bytes).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 all=(dns-message dns-stream socks5-reply http-connect-reply pac-result dtls-cookie)
@@ -26,7 +26,7 @@ run() {
     local start=$SECONDS log
     log=$(mktemp)
     if ! NETWORK_FUZZ_TARGET=$target "$binary" "$build_path/corpus/$target" "Fuzz/Corpus/$target" \
-        -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build_path/artifacts/$target-" "$@" > "$log" 2>&1; then
+        -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build_path/artifacts/$target-" "$@" > "$log" 2>&1; then
         tail -n 60 "$log"
         rm -f "$log"
         echo "fuzz $target: FOUND SOMETHING (input in $build_path/artifacts/)" >&2
