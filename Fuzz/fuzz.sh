@@ -26,7 +26,8 @@ run() {
     local start=$SECONDS log
     log=$(mktemp)
     if ! NETWORK_FUZZ_TARGET=$target "$binary" "$build_path/corpus/$target" "Fuzz/Corpus/$target" \
-        -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build_path/artifacts/$target-" "$@" > "$log" 2>&1; then
+        -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$build_path/artifacts/$target-" "$@" > "$log" 2>&1; then
         tail -n 60 "$log"
         rm -f "$log"
         echo "fuzz $target: FOUND SOMETHING (input in $build_path/artifacts/)" >&2
