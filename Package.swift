@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The libFuzzer executable (Fuzz/README.md) exists only when NETWORK_FUZZ is set, so a normal
+// build never compiles it; the fuzz bodies (NetworkFuzzing) and the corpus replay test always build.
+let fuzzing = Context.environment["NETWORK_FUZZ"].map { !$0.isEmpty && $0 != "0" } ?? false
+
 // Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
 // with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
 // The facade imports neither NIO nor NetworkSystem: the engine offers what it needs.
@@ -105,6 +109,19 @@ let package = Package(
                 "CGnuTLS",
             ]
         ),
+        // One fuzz body per parser of network input: what each fuzz executable runs, and what
+        // NetworkFuzzingTests replays the seed corpora (Fuzz/Corpus) through.
+        .target(
+            name: "NetworkFuzzing",
+            dependencies: [
+                "NetworkDNS",
+                "NetworkPAC",
+                "NetworkCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/Bodies"
+        ),
+        .testTarget(name: "NetworkFuzzingTests", dependencies: ["NetworkFuzzing"]),
         // Shared by the test targets: real peer processes, /proc readers, waiting helpers.
         .target(name: "PeerSupport", dependencies: ["NetworkSync"], path: "Tests/PeerSupport"),
         .testTarget(name: "NetworkSyncTests", dependencies: ["NetworkSync"]),
@@ -157,3 +174,7 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if fuzzing {
+    package.targets.append(.executableTarget(name: "fuzz-network", dependencies: ["NetworkFuzzing"], path: "Fuzz/Target"))
+}

@@ -22,7 +22,8 @@ extension PACProxyChoice {
     }
 
     private static func parseEntry(_ entry: Substring) -> PACProxyChoice? {
-        let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        // "\r\n" is a Character of its own, equal to neither "\r" nor "\n".
+        let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
         guard let keyword = words.first?.uppercased() else { return nil }
         if keyword == "DIRECT" { return words.count == 1 ? .direct : nil }
         guard words.count == 2 else { return nil }

@@ -22,6 +22,12 @@ import Testing
         #expect(PACProxyChoice.parse("socks5 127.0.0.1:1080;") == [.socks5(host: "127.0.0.1", port: 1080)])
     }
 
+    /// CRLF is one Character in Swift, neither "\r" nor "\n": it must separate words all the same.
+    @Test func crlfSeparatesLikeOtherWhitespace() {
+        #expect(PACProxyChoice.parse("PROXY a.test:1\r\n; DIRECT\r\n") == [.httpConnect(host: "a.test", port: 1), .direct])
+        #expect(PACProxyChoice.parse("SOCKS5\r\nb.test") == [.socks5(host: "b.test", port: 1080)])
+    }
+
     @Test(arguments: ["", "   ", ";;", "FOO bar:1", "PROXY", "PROXY :80", "PROXY h:0", "PROXY h:65536", "PROXY h:abc",
                       "PROXY h:1 extra", "DIRECT now", "PROXY h:-1", "PROXY a:b:c", "PROXY h\u{e9}:80", "PROXY [::1",
                       "PROXY [::1]x", "PROXY [host]:80", "QUIC h:443"])

@@ -31,18 +31,20 @@ extension AddressLookup {
     ) -> EventLoopFuture<[SocketAddress]> {
         let promise = eventLoop.makePromise(of: [SocketAddress].self)
         let found = NIOLoopBoundBox<[AddressFamily: [SocketAddress]]>([:], eventLoop: eventLoop)
+        // Why a family had no answer (NXDOMAIN, SERVFAIL, …): said when no address is found.
+        let familyError = NIOLoopBoundBox<FlowError?>(nil, eventLoop: eventLoop)
         _ = start(host, port: port, sink: AddressLookupSink { event in
             eventLoop.execute {
                 switch event {
                 case .answer(let family, let addresses, _):
                     found.value[family, default: []] += addresses
-                case .familyFailed:
-                    break
+                case .familyFailed(let family, let error):
+                    if version == .any || (version == .v4) == (family == .ipv4) { familyError.value = error }
                 case .finished:
                     let all = (version == .v4 ? [] : found.value[.ipv6] ?? [])
                         + (version == .v6 ? [] : found.value[.ipv4] ?? [])
                     if all.isEmpty {
-                        promise.fail(FlowError.dns(DNSServiceCode.noSuchRecord))
+                        promise.fail(familyError.value ?? FlowError.dns(DNSServiceCode.noSuchRecord))
                     } else {
                         promise.succeed(all)
                     }

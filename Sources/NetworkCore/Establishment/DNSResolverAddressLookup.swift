@@ -25,6 +25,10 @@ package struct DNSResolverAddressLookup: AddressLookup {
         let remaining = Lock(2)
         let lookup = (resolver ?? .shared).lookUpAddresses(host, allowStale: allowStale) { event in
             switch event {
+            case .answer(let answer) where answer.outcome == .nameDoesNotExist:
+                // NXDOMAIN is the name's verdict, not the family's: said as Apple's resolver
+                // says it, so the racer reports it if no address turns up at all.
+                sink.failed(answer.question.type == .aaaa ? .ipv6 : .ipv4, .dns(DNSServiceCode.noSuchName))
             case .answer(let answer):
                 let family: AddressFamily = answer.question.type == .aaaa ? .ipv6 : .ipv4
                 let addresses = answer.addresses.compactMap { try? $0.socketAddress(port: port) }
@@ -55,7 +59,19 @@ package struct DNSResolverAddressLookup: AddressLookup {
         case .invalidName: return .dns(DNSServiceCode.badParam)
         case .cancelled: return .posix(ECANCELED)
         case .systemResolverFailure(let code): return systemResolverError(code)
-        case .noNameservers, .serverFailure, .transportFailure: return .dns(DNSServiceCode.unknown)
+        case .malformedReply: return .dns(DNSServiceCode.invalid)
+        case .serverFailure(let code): return serverFailureError(code)
+        case .noNameservers, .transportFailure: return .dns(DNSServiceCode.unknown)
+        }
+    }
+
+    /// The RCODE every server answered with, as the closest DNS-SD code.
+    private static func serverFailureError(_ code: DNSResponseCode) -> FlowError {
+        switch code {
+        case .serverFailure: return .dns(DNSServiceCode.transient)
+        case .refused: return .dns(DNSServiceCode.refused)
+        case .notImplemented: return .dns(DNSServiceCode.unsupported)
+        default: return .dns(DNSServiceCode.unknown)
         }
     }
 

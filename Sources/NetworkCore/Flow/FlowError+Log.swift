@@ -20,6 +20,8 @@ extension FlowError {
         DNSServiceCode.unknown: "(unknown)", DNSServiceCode.noSuchName: "(no such name)",
         DNSServiceCode.noSuchRecord: "(no such record)", DNSServiceCode.badParam: "(bad parameter)",
         DNSServiceCode.timeout: "(timed out)", DNSServiceCode.noMemory: "(no memory)",
+        DNSServiceCode.refused: "(server refused)", DNSServiceCode.transient: "(server failure)",
+        DNSServiceCode.unsupported: "(not implemented by the server)", DNSServiceCode.invalid: "(malformed reply)",
     ]
 
     private static let tlsNames: [Int32: String] = [

@@ -46,13 +46,3 @@ extension FlowError {
         }
     }
 }
-
-/// DNS-SD error codes the engine reports (values of `kDNSServiceErr_*`).
-package enum DNSServiceCode {
-    package static let unknown: Int32 = -65537
-    package static let noSuchName: Int32 = -65538
-    package static let noMemory: Int32 = -65539
-    package static let badParam: Int32 = -65540
-    package static let noSuchRecord: Int32 = -65554
-    package static let timeout: Int32 = -65568
-}

@@ -122,13 +122,15 @@ package struct HTTPConnectClientHandshake: ProxyHandshake {
 
     /// The status code of a response head: `HTTP/1.x SP 3DIGIT [SP reason]` on its first line.
     static func statusCode(ofHead head: String) -> Result<Int, ProxyError> {
-        let firstLine = head.prefix(while: { $0 != "\n" && $0 != "\r" })
-        let parts = firstLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0" else {
+        // Bytes, not Characters: "\r\n" is one Character, so a Character scan would run past the
+        // end of a status line that has no reason phrase ("HTTP/1.1 200\r\n").
+        let firstLine = head.utf8.prefix(while: { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") })
+        let parts = firstLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].elementsEqual("HTTP/1.1".utf8) || parts[0].elementsEqual("HTTP/1.0".utf8) else {
             return .failure(.malformedResponse("not an HTTP/1.x status line"))
         }
-        guard parts[1].count == 3, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
-            let code = Int(parts[1]), (100...599).contains(code)
+        guard parts[1].count == 3, parts[1].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code)
         else {
             return .failure(.malformedResponse("bad status code"))
         }

@@ -1,16 +1,20 @@
 /// Reads a response for one (name, type): follows the CNAME chain inside the answer section,
 /// collects the records at its end, and tells NXDOMAIN from NODATA with the negative TTL from
 /// the SOA (RFC 2308). Records that are not on the chain are ignored (they could be planted).
-struct DNSAnswerInterpreter {
-    var records: [DNSResourceRecord] = []
-    var aliases: [DNSName] = []
-    var outcome: DNSAnswer.Outcome = .noData
+package struct DNSAnswerInterpreter {
+    /// The records of the asked type at the end of the chain.
+    package var records: [DNSResourceRecord] = []
+    /// The CNAME targets followed, in order.
+    package var aliases: [DNSName] = []
+    /// Records, NXDOMAIN or NODATA.
+    package var outcome: DNSAnswer.Outcome = .noData
     /// Lowest TTL along the chain, or the negative TTL.
-    var ttl: UInt32 = .max
+    package var ttl: UInt32 = .max
     /// Whether the authority section holds an SOA (the negative answer is authoritative).
-    var hasAuthority = false
+    package var hasAuthority = false
 
-    init(
+    /// Reads `response` as the answer to (`name`, `type`, `recordClass`).
+    package init(
         response: DNSMessage, name: DNSName, type: DNSRecordType, recordClass: DNSClass, maximumNegativeTTL: UInt32,
         defaultNegativeTTL: UInt32
     ) {

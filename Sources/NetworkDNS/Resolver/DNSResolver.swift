@@ -274,9 +274,9 @@ package final class DNSResolver: Sendable {
                 } catch DNSResolverError.cancelled {
                     throw DNSResolverError.cancelled
                 } catch let error as DNSResolverError {
-                    // Keep the more telling error: a server that answered SERVFAIL beats a
-                    // later one that said nothing.
-                    if case .serverFailure = lastError, error == .timedOut { continue }
+                    // Keep the more telling error: a server that answered SERVFAIL (or
+                    // something unreadable) beats a later one that said nothing.
+                    if error == .timedOut, lastError.cameFromServer { continue }
                     lastError = error
                 }
             }

@@ -7,6 +7,8 @@ package enum DNSResolverError: Error, Hashable, Sendable {
     case noNameservers
     /// No server answered in time, over all attempts.
     case timedOut
+    /// A server answered with a reply that could not be decoded (and no valid one followed).
+    case malformedReply
     /// Every server that answered refused or failed (SERVFAIL, REFUSED, NOTIMP, …).
     case serverFailure(DNSResponseCode)
     /// A socket could not be opened, bound or connected, or a TCP server closed early.
@@ -15,4 +17,15 @@ package enum DNSResolverError: Error, Hashable, Sendable {
     case systemResolverFailure(Int32)
     /// The lookup was cancelled.
     case cancelled
+}
+
+extension DNSResolverError {
+    /// Whether a server answered (with a failure code or an unreadable reply): that says more
+    /// than a later server's silence, so it is the error kept.
+    var cameFromServer: Bool {
+        switch self {
+        case .serverFailure, .malformedReply: true
+        default: false
+        }
+    }
 }

@@ -53,7 +53,7 @@ enum DNSTCPExchange {
 
         let filter: DNSResponseFilter
         let promise: EventLoopPromise<DNSMessage>
-        var buffer = ByteBuffer()
+        var framer = DNSStreamFramer()
 
         init(filter: DNSResponseFilter, promise: EventLoopPromise<DNSMessage>) {
             self.filter = filter
@@ -62,18 +62,21 @@ enum DNSTCPExchange {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var incoming = Self.unwrapInboundIn(data)
-            buffer.writeBuffer(&incoming)
-            while let length = buffer.getInteger(at: buffer.readerIndex, as: UInt16.self),
-                buffer.readableBytes >= Int(length) + 2
-            {
-                buffer.moveReaderIndex(forwardBy: 2)
-                let bytes = buffer.readBytes(length: Int(length)) ?? []
-                if case .accept(let message) = filter.check(bytes) {
+            framer.append(&incoming)
+            while let bytes = framer.nextMessage() {
+                switch filter.check(bytes) {
+                case .accept(let message):
                     promise.succeed(message)
                     return
+                case .malformed, .truncated:
+                    // Our answer, on a connection to the server we asked, that cannot be read
+                    // (over TCP nothing may be cut off): there is no better one to wait for.
+                    promise.fail(DNSResolverError.malformedReply)
+                    return
+                case .ignore:
+                    continue
                 }
             }
-            buffer.discardReadBytes()
         }
 
         func channelInactive(context: ChannelHandlerContext) {

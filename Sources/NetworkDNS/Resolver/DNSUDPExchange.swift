@@ -19,6 +19,7 @@ enum DNSUDPExchange {
         let eventLoop = group.next()
         let promise = eventLoop.makePromise(of: Reply.self)
         let filter = DNSResponseFilter(id: query.header.id, question: question, server: server)
+        let sawMalformedReply = MalformedReplyFlag()
         let localHost = server.protocol == .inet6 ? "::" : "0.0.0.0"
         let channel: any Channel
         do {
@@ -26,7 +27,8 @@ enum DNSUDPExchange {
                 .channelInitializer { channel in
                     sockets.track(channel)
                     return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(Handler(filter: filter, promise: promise))
+                        try channel.pipeline.syncOperations.addHandler(
+                            Handler(filter: filter, promise: promise, sawMalformedReply: sawMalformedReply))
                     }
                 }
                 .bind(host: localHost, port: 0).get()
@@ -34,7 +36,9 @@ enum DNSUDPExchange {
             promise.fail(error)
             throw DNSResolverError.transportFailure("UDP bind: \(error)")
         }
-        let timer = eventLoop.scheduleTask(in: timeout) { promise.fail(DNSResolverError.timedOut) }
+        let timer = eventLoop.scheduleTask(in: timeout) {
+            promise.fail(sawMalformedReply.isSet ? DNSResolverError.malformedReply : DNSResolverError.timedOut)
+        }
         promise.futureResult.whenComplete { _ in
             timer.cancel()
             channel.close(promise: nil)
@@ -56,10 +60,12 @@ enum DNSUDPExchange {
 
         let filter: DNSResponseFilter
         let promise: EventLoopPromise<Reply>
+        let sawMalformedReply: MalformedReplyFlag
 
-        init(filter: DNSResponseFilter, promise: EventLoopPromise<Reply>) {
+        init(filter: DNSResponseFilter, promise: EventLoopPromise<Reply>, sawMalformedReply: MalformedReplyFlag) {
             self.filter = filter
             self.promise = promise
+            self.sawMalformedReply = sawMalformedReply
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -69,6 +75,8 @@ enum DNSUDPExchange {
             switch filter.check(bytes) {
             case .accept(let message): promise.succeed(.message(message))
             case .truncated: promise.succeed(.truncated)
+            // Dropped (a spoofer must not be able to end the exchange), but remembered.
+            case .malformed: sawMalformedReply.set()
             case .ignore: break
             }
         }

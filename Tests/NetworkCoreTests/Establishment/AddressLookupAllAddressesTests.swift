@@ -51,4 +51,16 @@ struct AddressLookupAllAddressesTests {
             try await empty.allAddresses(of: target, version: .any, on: eventLoop).get()
         }
     }
+
+    /// A family that failed says why when no address is found at all (NXDOMAIN here).
+    @Test func aFamilyFailureIsTheError() async throws {
+        let missing = ScriptedAddressLookup { _, _, sink in
+            sink.failed(.ipv6, .dns(DNSServiceCode.noSuchName))
+            sink.failed(.ipv4, .dns(DNSServiceCode.noSuchName))
+            sink.finished()
+        }
+        await #expect(throws: FlowError.dns(DNSServiceCode.noSuchName)) {
+            try await missing.allAddresses(of: target, version: .any, on: eventLoop).get()
+        }
+    }
 }

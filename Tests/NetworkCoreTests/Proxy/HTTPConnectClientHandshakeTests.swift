@@ -38,6 +38,10 @@ struct HTTPConnectClientHandshakeTests {
         #expect(action == .established)
         #expect(String(buffer: rest) == "SSH-2.0-early")
         #expect(try answer("HTTP/1.1 204 OK\n\n").0 == .established, "bare LF line ends are accepted")
+        // No reason phrase (and no space before the line end): "\r\n" must still end the line.
+        #expect(try answer("HTTP/1.1 200\r\n\r\nX") == (.established, ByteBuffer(string: "X")))
+        #expect(try answer("HTTP/1.0 407\r\nProxy-Authenticate: Basic\r\n\r\n").0
+            == .failed(.httpProxyAuthenticationRequired(credentialSent: false)))
         let (interim, after) = try answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nX")
         #expect(interim == .established)
         #expect(String(buffer: after) == "X")

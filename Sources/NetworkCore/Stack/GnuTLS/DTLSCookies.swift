@@ -8,9 +8,9 @@ import NIOCore
 /// listener has no flow for gets a HelloVerifyRequest, and only a ClientHello that returns the
 /// cookie creates a flow. Spoofed source addresses therefore cost the listener nothing but one
 /// small reply. Listener-confined (its event loop).
-final class DTLSCookies: @unchecked Sendable {
+package final class DTLSCookies: @unchecked Sendable {
     /// What to do with a datagram from a new address.
-    enum Verdict {
+    package enum Verdict {
         /// The ClientHello carries a valid cookie: make the peer's flow and session.
         case verified(gnutls_dtls_prestate_st)
         /// Send this HelloVerifyRequest back, and forget the datagram.
@@ -22,7 +22,8 @@ final class DTLSCookies: @unchecked Sendable {
     /// The secret cookies are made with; fresh per listener.
     private var key = gnutls_datum_t()
 
-    init() throws(FlowError) {
+    /// A listener's cookie maker, with a fresh random secret.
+    package init() throws(FlowError) {
         try GnuTLSCall.check(gnutls_key_generate(&key, 16))  // GNUTLS_COOKIE_KEY_SIZE
     }
 
@@ -30,7 +31,9 @@ final class DTLSCookies: @unchecked Sendable {
         if let data = key.data { gnutls_memset(data, 0, Int(key.size)); free(data) }
     }
 
-    func check(_ datagram: ByteBuffer, from remote: SocketAddress) -> Verdict {
+    /// Whether `datagram` from `remote` is a ClientHello with a valid cookie, one to answer with
+    /// a HelloVerifyRequest, or something to drop.
+    package func check(_ datagram: ByteBuffer, from remote: SocketAddress) -> Verdict {
         var client = Array("\(remote)".utf8)
         var prestate = gnutls_dtls_prestate_st()
         var message = Array(datagram.readableBytesView)

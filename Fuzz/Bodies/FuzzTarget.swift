@@ -1,0 +1,35 @@
+/// The parsers of network input that have a fuzz target. The raw value is the target's name, as
+/// `NETWORK_FUZZ_TARGET` gives it to the `fuzz-network` executable; its seed corpus is
+/// `Fuzz/Corpus/<name>`.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    /// DNS messages (UDP payloads).
+    case dnsMessage = "dns-message"
+    /// DNS over TCP: length-prefixed messages in a byte stream.
+    case dnsStream = "dns-stream"
+    /// What a SOCKS5 proxy sends the client.
+    case socks5Reply = "socks5-reply"
+    /// What an HTTP proxy answers to CONNECT.
+    case httpConnectReply = "http-connect-reply"
+    /// A PAC script's `FindProxyForURL` answer.
+    case pacResult = "pac-result"
+    /// The first datagram from a new peer of a DTLS listener.
+    case dtlsCookie = "dtls-cookie"
+
+    /// Runs the target's body on one input. It returns normally for every input; a crash, a
+    /// hang or a broken invariant (`FuzzFailure`) is a finding.
+    package func run(_ bytes: [UInt8]) {
+        switch self {
+        case .dnsMessage: DNSMessageFuzzBody.run(bytes)
+        case .dnsStream: DNSStreamFuzzBody.run(bytes)
+        case .socks5Reply: SOCKS5ReplyFuzzBody.run(bytes)
+        case .httpConnectReply: HTTPConnectReplyFuzzBody.run(bytes)
+        case .pacResult: PACResultFuzzBody.run(bytes)
+        case .dtlsCookie: DTLSCookieFuzzBody.run(bytes)
+        }
+    }
+
+    /// `run` on libFuzzer's buffer.
+    package func run(_ data: UnsafePointer<UInt8>?, _ size: Int) {
+        run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    }
+}
