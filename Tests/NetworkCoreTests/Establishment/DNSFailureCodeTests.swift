@@ -4,7 +4,7 @@ import Glibc
 import NIOCore
 import NetworkDNS
 import PeerSupport
-import Synchronization
+import NetworkSync
 import Testing
 
 @testable import NetworkCore
@@ -56,7 +56,7 @@ struct DNSFailureCodeTests {
                 nameservers: [try SocketAddress(ipAddress: "127.0.0.1", port: Int(server.port))],
                 timeout: .milliseconds(700), attempts: 1),
             cache: DNSCache())
-        let events = Mutex<[AddressLookupSink.Event]>([])
+        let events = Lock<[AddressLookupSink.Event]>([])
         let finished = AsyncStream<Void>.makeStream()
         _ = DNSResolverAddressLookup(resolver: resolver).start("\(label).example", port: 443, sink: AddressLookupSink { event in
             events.withLock { $0.append(event) }
