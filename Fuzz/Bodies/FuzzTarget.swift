@@ -14,6 +14,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case pacResult = "pac-result"
     /// The first datagram from a new peer of a DTLS listener.
     case dtlsCookie = "dtls-cookie"
+    /// A framed byte stream through the framer host's input side (`FramerInput`).
+    case framerInput = "framer-input"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -25,6 +27,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .httpConnectReply: HTTPConnectReplyFuzzBody.run(bytes)
         case .pacResult: PACResultFuzzBody.run(bytes)
         case .dtlsCookie: DTLSCookieFuzzBody.run(bytes)
+        case .framerInput: FramerInputFuzzBody.run(bytes)
         }
     }
 
