@@ -5,7 +5,7 @@ import Testing
 
 /// The sandbox: memory cap, time limit, clear errors, nothing of the host reachable, and no
 /// state shared between scripts.
-@Suite struct PACSandboxTests {
+@Suite(.serialized) struct PACSandboxTests {
     @Test func unboundedAllocationFailsCleanlyAndMemoryStaysBounded() async throws {
         let limit = 4 << 20
         let evaluator = try await PACEvaluator.compile(
