@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import Network
 import PeerSupport
-import Synchronization
+import NetworkSync
 import Testing
 
 /// `currentPath`, `metadata(definition:)` and `maximumDatagramSize` give the same, right answer
@@ -36,11 +36,24 @@ struct AnswersOnAnyThreadTests {
         try await connection.flow.eventLoop.submit { answers(connection) }.get()
     }
 
+    /// Carries the answers from the thread that got them to the test, under the project lock:
+    /// ThreadSanitizer sees that hand-over, not the continuation's (it reported the answers' fields,
+    /// written on one thread and read on the other, as a race).
+    final class Handover: Sendable {
+        let answers = Lock<Answers?>(nil)
+    }
+
     /// The answers on a thread that is neither the loop nor the test's.
     static func offLoop(_ connection: NWConnection) async -> Answers {
-        await withCheckedContinuation { continuation in
-            DispatchQueue(label: "off-loop").async { continuation.resume(returning: answers(connection)) }
+        let handover = Handover()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue(label: "off-loop").async {
+                let got = answers(connection)
+                handover.answers.withLock { $0 = got }
+                continuation.resume()
+            }
         }
+        return handover.answers.withLock { $0 }!
     }
 
     @Test("TCP: path, buffered bytes and sizes are the same on the loop and off it")
