@@ -170,7 +170,11 @@ struct HostilePeerTests {
         #expect(delivered > 30_000, "the flood must reach the listener well past its 8,192 peers to test the bound")
         // 8,192 peers at most (DatagramPeerLimits), each a connection of about 1.5 KiB in nwcat
         // (measured: +12 MiB; without the bound, every one of the 100,000 stayed).
-        #expect(growth < SanitizerSlowdown.residentBytes(32 * 1_048_576), "grew by \(growth) bytes")
+        // Under AddressSanitizer the nwcat child is instrumented too: its 64 MiB quarantine of
+        // freed blocks, shadow memory and per-allocation redzones come on top (measured: 220 MiB).
+        let underASan = ProcessInfo.processInfo.environment["NETWORK_TEST_SANITIZER"] == "address"
+        let bound = underASan ? 256 * 1_048_576 : SanitizerSlowdown.residentBytes(32 * 1_048_576)
+        #expect(growth < bound, "grew by \(growth) bytes")
 
         // Once the flood's peers have been idle for 10 s, a real client takes a slot.
         try await Task.sleep(for: .seconds(11))
