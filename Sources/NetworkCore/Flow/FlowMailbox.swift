@@ -144,6 +144,11 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.armDirectWrites(armed) }
     }
 
+    /// Whether a send from another thread may now go to the socket directly.
+    var directWritesArmed: Bool {
+        inbox.withLock { $0.directWritesArmed }
+    }
+
     /// Bytes written from senders' threads so far.
     var directlyWrittenBytes: UInt64 {
         inbox.withLock { $0.directlyWrittenBytes }

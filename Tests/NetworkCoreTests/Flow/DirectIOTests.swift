@@ -65,14 +65,17 @@ struct DirectIOTests {
         let (server, flow, states) = try await Self.readyFlow { Echo() }
         defer { server.close(promise: nil) }
         // (The loop arms direct writes right after it reported `ready`.)
-        try await Task.sleep(for: .milliseconds(50))
+        let armed = ContinuousClock.now + .seconds(10)
+        while !flow.mailbox.directWritesArmed && ContinuousClock.now < armed { try await Task.sleep(for: .milliseconds(5)) }
 
         try await Self.exchange(flow, size: 100)
         #expect(flow.mailbox.directlyWrittenBytes == 100, "the send should have gone out on this thread")
         try await Self.exchange(flow, size: 64 * 1024)
         #expect(flow.mailbox.directlyWrittenBytes == 100, "sends over the limit go through the loop")
-        // (The loop arms them again once it is done with its turn.)
-        try await Task.sleep(for: .milliseconds(50))
+        // (The loop arms them again once it is done with its turn: waited for, not timed, since a
+        // slow machine or a sanitizer can take longer than any fixed pause.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !flow.mailbox.directWritesArmed && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try await Self.exchange(flow, size: 10)
         #expect(flow.mailbox.directlyWrittenBytes == 110, "direct writes resume once the loop wrote everything")
         flow.cancel(force: false)
