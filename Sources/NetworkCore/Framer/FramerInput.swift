@@ -95,18 +95,8 @@ package struct FramerInput<Message> {
         minimum: Int, maximum: Int, _ body: (UnsafeMutableRawBufferPointer?, Bool) -> Int
     ) -> Bool {
         guard owed == nil else { return false }
-        let available = buffer.readableBytes
-        guard available >= max(minimum, 0) || ended else { return false }
-        let shown = min(available, max(maximum, 0))
-        let consumed: Int
-        if shown == 0 {
-            consumed = body(nil, ended)
-        } else {
-            consumed = buffer.withUnsafeMutableReadableBytes { all in
-                body(UnsafeMutableRawBufferPointer(rebasing: all.prefix(shown)), ended && shown == available)
-            }
-        }
-        buffer.moveReaderIndex(forwardBy: min(max(consumed, 0), shown))
+        guard buffer.readableBytes >= max(minimum, 0) || ended else { return false }
+        buffer.showToFramer(upTo: maximum, isComplete: ended, body)
         return true
     }
 

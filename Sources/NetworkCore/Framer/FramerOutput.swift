@@ -34,18 +34,8 @@ package struct FramerOutput {
     package mutating func parse(
         minimum: Int, maximum: Int, isComplete: Bool, _ body: (UnsafeMutableRawBufferPointer?, Bool) -> Int
     ) -> Bool {
-        let available = message.readableBytes
-        guard available >= max(minimum, 0) else { return false }
-        let shown = min(available, max(maximum, 0))
-        let consumed: Int
-        if shown == 0 {
-            consumed = body(nil, isComplete)
-        } else {
-            consumed = message.withUnsafeMutableReadableBytes { all in
-                body(UnsafeMutableRawBufferPointer(rebasing: all.prefix(shown)), isComplete && shown == available)
-            }
-        }
-        message.moveReaderIndex(forwardBy: min(max(consumed, 0), shown))
+        guard message.readableBytes >= max(minimum, 0) else { return false }
+        message.showToFramer(upTo: maximum, isComplete: isComplete, body)
         return true
     }
 
