@@ -80,7 +80,7 @@ struct HostilePeerTests {
         for index in 0..<200 {
             let socket = try RawSocket()
             try socket.connect(port: port)
-            if let local = Self.localPort(of: socket.fd) { sourcePorts.insert(local) }
+            sourcePorts.insert(socket.localPort)
             // Reset at once, or up to 2 ms later: before the accept, between the accept and the
             // hand-over, or after it.
             if index % 3 != 0 { try await Task.sleep(for: .microseconds(500 * (index % 5))) }
@@ -126,15 +126,6 @@ struct HostilePeerTests {
             }
         }
         return rows
-    }
-
-    static func localPort(of fd: Int32) -> UInt16? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return result == 0 ? UInt16(bigEndian: address.sin_port) : nil
     }
 
     @Test("100,000 forged UDP source addresses: nwcat listen --udp --echo grows by a bounded amount and serves a real client once the flood's peers idle out")

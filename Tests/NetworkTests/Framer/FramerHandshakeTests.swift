@@ -11,7 +11,7 @@ struct FramerHandshakeTests {
     @Test("ready comes only after the framer's handshake, and data flows after it")
     func readyAfterHandshake() async throws {
         let server = try RawSocket.tcpServer()
-        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let port = server.localPort
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: HandshakeFramer.parameters())
         let states = Recorder<NWConnection.State>()
         connection.stateUpdateHandler = { states.append($0) }
@@ -37,7 +37,7 @@ struct FramerHandshakeTests {
     @Test("markFailed before ready fails the connection with the framer's error")
     func markFailedFails() async throws {
         let server = try RawSocket.tcpServer()
-        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let port = server.localPort
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: HandshakeFramer.parameters())
         let states = Recorder<NWConnection.State>()
         connection.stateUpdateHandler = { states.append($0) }
@@ -56,7 +56,7 @@ struct FramerHandshakeTests {
     @Test("a framer whose handshake never gets its answer is bounded by connectionTimeout")
     func stalledHandshakeTimesOut() async throws {
         let server = try RawSocket.tcpServer()
-        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let port = server.localPort
         let parameters = HandshakeFramer.parameters()
         (parameters.defaultProtocolStack.transportProtocol as? NWProtocolTCP.Options)?.connectionTimeout = 1
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: parameters)

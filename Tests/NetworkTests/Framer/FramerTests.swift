@@ -84,7 +84,7 @@ struct FramerTests {
     /// A raw TCP peer that accepts one connection and writes `bytes` in pieces of `piece`.
     static func rawServer(writing bytes: [UInt8], piece: Int) throws -> (RawSocket, UInt16, Task<Void, Never>) {
         let server = try RawSocket.tcpServer()
-        let port = try #require(HostilePeerTests.localPort(of: server.fd))
+        let port = server.localPort
         let task = Task.detached {
             guard let peer = try? server.accept() else { return }
             try? peer.setNoDelay()
@@ -141,7 +141,7 @@ struct FramerTests {
     @Test("the framer over UDP: a message is a datagram of header and body; two messages in one datagram both arrive")
     func overUDP() async throws {
         let peer = try RawSocket.udpPeer()
-        let port = try #require(HostilePeerTests.localPort(of: peer.fd))
+        let port = peer.localPort
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters(.udp))
         #expect(await TLSInteropTests.settle(connection) == .ready)
         defer { connection.cancel() }
