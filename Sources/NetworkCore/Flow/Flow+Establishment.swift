@@ -72,12 +72,15 @@ extension Flow {
                 startInboundFramers()
                 return
             }
-            perform(machine.establishmentSucceeded())
-            if let error = receives.terminalError {
-                // The peer reset the connection before it was started.
-                perform(machine.transportFailed(error))
-            }
+            acceptedFlowReady()
         }
+    }
+
+    /// An accepted flow with nothing left to set up is ready, and fails at once if its peer reset
+    /// the connection before it was started.
+    private func acceptedFlowReady() {
+        perform(machine.establishmentSucceeded())
+        if let error = receives.terminalError { perform(machine.transportFailed(error)) }
     }
 
     /// An accepted flow's framers start once everything below them is up; the flow is ready
@@ -89,8 +92,7 @@ extension Flow {
             guard self.machine.state == .preparing else { return }
             switch result {
             case .success:
-                self.perform(self.machine.establishmentSucceeded())
-                if let error = self.receives.terminalError { self.perform(self.machine.transportFailed(error)) }
+                self.acceptedFlowReady()
             case .failure(let error):
                 self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
                 self.perform([.closeTransport(abortive: false)])
