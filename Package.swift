@@ -118,6 +118,7 @@ let package = Package(
                 "NetworkPAC",
                 "NetworkCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Fuzz/Bodies"
         ),

@@ -16,6 +16,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case dtlsCookie = "dtls-cookie"
     /// A framed byte stream through the framer host's input side (`FramerInput`).
     case framerInput = "framer-input"
+    /// The built-in TLV framer's input (`TLVFramer`, UInt32 type and length).
+    case tlvInput = "tlv-input"
+    /// The Coder's stream framing (`TLVFramer` with a UInt32 length prefix).
+    case coderStream = "coder-stream"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -28,6 +32,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .pacResult: PACResultFuzzBody.run(bytes)
         case .dtlsCookie: DTLSCookieFuzzBody.run(bytes)
         case .framerInput: FramerInputFuzzBody.run(bytes)
+        case .tlvInput: TLVFramerFuzzBody.run(bytes, layout: .tlv)
+        case .coderStream: TLVFramerFuzzBody.run(bytes, layout: .lengthPrefixed)
         }
     }
 

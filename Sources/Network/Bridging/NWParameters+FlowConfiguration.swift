@@ -65,11 +65,7 @@ extension NWParameters {
             application = application.dropLast()
         }
         let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
-        if !framers.isEmpty && configuration.transport == .udp && (listener || configuration.tls != nil) {
-            // Framers over DTLS, and on a UDP listener's peers, land with the rest of the
-            // framer issue.
-            configuration.unsupported = .posix(EPROTONOSUPPORT)
-        } else if framers.count == application.count {
+        if framers.count == application.count {
             configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self) }
         } else {
             // WebSocket, and TLS above another protocol, land in later issues. Refuse rather

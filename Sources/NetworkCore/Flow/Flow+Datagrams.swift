@@ -121,11 +121,12 @@ extension Flow {
         _ datagram: ByteBuffer, message: (any AnyObject & Sendable)?, to channel: Channel, transport: FlowTransport,
         promise: EventLoopPromise<Void>?
     ) {
-        if isFramed {
+        if case .shared(let peer) = transport {
+            // (Through the peer's framers, if it has some.)
+            peer.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+        } else if isFramed {
             // The framer below turns the message into bytes.
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
-        } else if case .shared(let peer) = transport {
-            peer.write(datagram, promise: promise)
         } else {
             channel.write(datagram, promise: promise)
         }

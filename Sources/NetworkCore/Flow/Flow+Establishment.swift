@@ -103,6 +103,10 @@ extension Flow {
     /// A datagram listener's peer is ready at once, or after its DTLS handshake.
     private func establishSharedDatagramPeer() {
         guard case .shared(let peer) = transport, let session = peer.dtls else {
+            guard inboundFramers.isEmpty else {
+                startInboundFramers()
+                return
+            }
             perform(machine.establishmentSucceeded())
             return
         }

@@ -83,33 +83,45 @@ extension Flow {
         eventLoop.preconditionInEventLoop()
         // A listener peer cannot slow its sender down: what the application has not read yet
         // is bounded by count and by bytes, and the rest dropped, as a full socket buffer would.
-        guard receives.bufferedDatagramCount < Self.datagramHighWaterCount,
-            receives.bufferedBytes + buffer.readableBytes <= Self.streamHighWater
+        // (What the peer's framers hold counts too: bytes of an unstarted framer, a message
+        // being assembled.)
+        guard case .shared(let peer) = transport, receives.bufferedDatagramCount < Self.datagramHighWaterCount,
+            receives.bufferedBytes + (peer.framers?.heldBytes ?? 0) + buffer.readableBytes <= Self.streamHighWater
         else { return false }
         guard machine.state != .cancelled else { return false }
-        if case .shared(let peer) = transport {
-            deliverPeerMessages(peer.receive(buffer))
-        }
+        deliverPeerMessages(peer.receive(buffer))
         return true
     }
 
     /// Hands a listener peer's messages (its datagrams, or what its DTLS session decrypted) to
-    /// the receives, then the session's end if it ended.
+    /// its framers or to the receives, then the session's end if it ended.
     func deliverPeerMessages(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
+        let framers: PeerFramers?
+        if case .shared(let peer) = transport { framers = peer.framers } else { framers = nil }
         for message in received.messages {
-            NetworkLog.connection.trace("received datagram of \(message.readableBytes) bytes", metadata: logMetadata)
-            report.receivedBytes += UInt64(message.readableBytes)
-            complete(receives.append(message))
+            guard let framers else {
+                receivedPeerMessage(FramedMessage(bytes: message, metadata: nil))
+                continue
+            }
+            framers.received(message)
         }
         switch received.end {
         case nil:
             break
         case .closed:
+            framers?.inputEnded()
             complete(receives.receivedEndOfStream())
         case .failed(let error):
             complete(receives.fail(error))
             perform(machine.transportFailed(error))
         }
+    }
+
+    /// One message from a listener peer: a datagram, or what its framers delivered.
+    func receivedPeerMessage(_ message: FramedMessage) {
+        NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        report.receivedBytes += UInt64(message.bytes.readableBytes)
+        complete(receives.append(message.bytes, metadata: message.metadata))
     }
 
     /// The listener's shared socket closed under this flow.
@@ -165,6 +177,7 @@ extension Flow {
                 closeGracefully(channel)
             }
         case .shared(let peer):
+            inboundFramers = []
             peer.close()
         }
     }

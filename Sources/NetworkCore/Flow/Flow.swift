@@ -167,8 +167,8 @@ package final class Flow: @unchecked Sendable {
         if flow.isFramed {
             // Over the security layer, bottom first; they start with the flow.
             for factory in configuration.framers.reversed() {
-                let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, startsAtOnce: false)
-                try channel.pipeline.syncOperations.addHandler(host)
+                let host = FramerHost(factory: factory, eventLoop: channel.eventLoop)
+                try channel.pipeline.syncOperations.addHandler(FramerHandler(host, startsAtOnce: false))
                 flow.inboundFramers.append(host)
             }
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
@@ -188,11 +188,15 @@ package final class Flow: @unchecked Sendable {
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
-        self.isFramed = false
+        self.isFramed = !configuration.framers.isEmpty
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
-        self.transport = .shared(SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, release: release))
+        let peer = SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, release: release)
+        self.transport = .shared(peer)
         self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
+        // The peer's own framers; they start when the flow does (after DTLS).
+        peer.attachFramers(configuration.framers, flow: self)
+        inboundFramers = peer.framers?.hosts ?? []
     }
 
     deinit {

@@ -2,14 +2,18 @@ import NIOCore
 
 /// The transport of a flow for one peer of a datagram listener: the listener's socket, shared
 /// with its other peers, seen from this peer (where its datagrams go), with the peer's DTLS
-/// session when the listener runs DTLS. Everything a listener peer sends, receives and closes goes
-/// through here, so the flow treats plain and DTLS peers alike.
-final class SharedDatagramPeer: Sendable {
+/// session when the listener runs DTLS, and its framers when its stack has some. Everything a
+/// listener peer sends, receives and closes goes through here, so the flow treats plain, DTLS and
+/// framed peers alike.
+final class SharedDatagramPeer: @unchecked Sendable {
     let channel: Channel
     let remote: SocketAddress
     /// The peer's DTLS server session (its handshake starts when the flow does), if any.
     let dtls: GnuTLSSession?
     private let release: @Sendable () -> Void
+    /// The peer's framers, if its stack has any: set once by the flow as it is made, then used
+    /// on the loop only.
+    private(set) var framers: PeerFramers?
 
     /// `release` is called once the flow no longer uses the shared socket (`close`).
     init(channel: Channel, remote: SocketAddress, dtls: GnuTLSSession?, release: @escaping @Sendable () -> Void) {
@@ -19,8 +23,24 @@ final class SharedDatagramPeer: Sendable {
         self.release = release
     }
 
-    /// Sends one datagram (a message, sealed into a record under DTLS) to the peer.
-    func write(_ datagram: ByteBuffer, promise: EventLoopPromise<Void>?) {
+    /// Gives the peer its own instances of `factories` (see `PeerFramers`).
+    func attachFramers(_ factories: [any HostedFramerFactory], flow: Flow) {
+        guard !factories.isEmpty else { return }
+        framers = PeerFramers(
+            factories, flow: flow, remote: remote, local: channel.localAddress,
+            writeDatagram: { [unowned self] in self.writeDatagram($0, promise: $1) },
+            flush: { [unowned self] in self.channel.flush() })
+    }
+
+    /// Sends one message to the peer: through its framers when it has some (what they write
+    /// for it leaving as one datagram), else as one datagram.
+    func write(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
+        guard let framers else { return writeDatagram(message.bytes, promise: promise) }
+        framers.send(message, promise: promise)
+    }
+
+    /// Sends one datagram (sealed into a record under DTLS) to the peer.
+    func writeDatagram(_ datagram: ByteBuffer, promise: EventLoopPromise<Void>?) {
         if let dtls {
             dtls.send(datagram, promise: promise)
         } else {
@@ -47,12 +67,14 @@ final class SharedDatagramPeer: Sendable {
     /// Gives the peer's slot back to the listener; a DTLS session says goodbye (close_notify)
     /// first.
     func close() {
+        framers?.finish()
         dtls?.close()
         release()
     }
 
     /// Gives the slot back without a goodbye (the flow was dropped unstarted).
     func abandon() {
+        framers?.finish()
         release()
     }
 }

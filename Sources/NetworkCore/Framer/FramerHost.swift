@@ -8,29 +8,28 @@ import Logging
 import NIOCore
 import NetworkDNS
 
-/// Runs one application framer in a connection's pipeline, between the protocol below (TCP, TLS)
-/// and the flow: bytes from below go through the framer's `handleInput` and leave upward as
-/// whole messages with their metadata (`FramedMessage`); messages from the flow go through its
+/// Runs one framer for one connection, between the protocol below (TCP, TLS, UDP, DTLS) and the
+/// flow: bytes from below go through the framer's `handleInput` and leave upward as whole
+/// messages with their metadata (`FramedMessage`); messages from the flow go through its
 /// `handleOutput` and leave downward as bytes. The contracts themselves are value types
-/// (`FramerInput`, `FramerOutput`); this class performs their I/O and calls the framer.
+/// (`FramerInput`, `FramerOutput`); this class calls the framer and does their I/O through its
+/// `link`: a NIO handler (`FramerHandler`) in a connection's pipeline, or a datagram listener's
+/// peer (`PeerFramers`), which has no pipeline of its own.
 ///
 /// The framer decides when the connection is ready (`readyFuture`): at `start`, or later with
-/// `markReady` after a handshake of its own, for which the host keeps reading meanwhile (reads
-/// are otherwise the flow's to ask for). Everything runs on the channel's event loop.
-package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
-    package typealias InboundIn = ByteBuffer
-    package typealias InboundOut = FramedMessage
-    package typealias OutboundIn = FramedMessage
-    package typealias OutboundOut = ByteBuffer
-
+/// `markReady` after a handshake of its own, for which the link keeps reading meanwhile
+/// (`wantsReads`; reads are otherwise the flow's to ask for). Everything runs on `eventLoop`.
+package final class FramerHost: @unchecked Sendable {
     /// The longest message a framer may deliver (see `FramerInput`).
     package static let defaultMaximumMessageLength = 64 << 20
 
+    /// Where messages go up and bytes go down. Weak: the link owns the host.
+    package weak var link: (any FramerHostLink)?
+    package let eventLoop: EventLoop
     private let factory: any HostedFramerFactory
     private var framer: (any HostedFramer)?
     private var input: FramerInput<(any AnyObject & Sendable)?>
     private var output = FramerOutput()
-    private var context: ChannelHandlerContext?
     private let ready: EventLoopPromise<Void>
     private var isReady = false
     private var failure: FlowError?
@@ -44,22 +43,18 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     private var stalledSince: NIODeadline?
 
     /// The peer's and our own address, for the framer's `remote` and `local`.
-    package private(set) var remoteAddress: FlowAddress?
-    package private(set) var localAddress: FlowAddress?
+    package internal(set) var remoteAddress: FlowAddress?
+    package internal(set) var localAddress: FlowAddress?
 
-    /// Starts the framer as soon as it is in an active pipeline (false: when `start` is called).
-    private let startsAtOnce: Bool
     /// The layer below carries datagrams: what the framer writes for one message leaves as one.
     private let writesDatagrams: Bool
 
-    /// `startsAtOnce` false keeps the framer unstarted (its input buffered) until `start`: a
-    /// listener's connection starts its framers when the application starts it, after TLS.
     package init(
-        factory: any HostedFramerFactory, eventLoop: EventLoop, startsAtOnce: Bool = true, writesDatagrams: Bool = false,
+        factory: any HostedFramerFactory, eventLoop: EventLoop, writesDatagrams: Bool = false,
         maximumMessageLength: Int = FramerHost.defaultMaximumMessageLength
     ) {
         self.factory = factory
-        self.startsAtOnce = startsAtOnce
+        self.eventLoop = eventLoop
         self.writesDatagrams = writesDatagrams
         self.ready = eventLoop.makePromise()
         self.input = FramerInput(maximumMessageLength: maximumMessageLength)
@@ -71,34 +66,22 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     /// The framer's name.
     package var label: String { factory.label }
 
-    // MARK: - Pipeline events
+    /// Until ready, the framer's handshake needs reads the flow does not ask for yet.
+    package var wantsReads: Bool { !isReady && failure == nil }
 
-    package func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        remoteAddress = context.channel.remoteAddress.map(FlowAddress.init)
-        localAddress = context.channel.localAddress.map(FlowAddress.init)
-        if startsAtOnce && context.channel.isActive { startFramer() }
-    }
+    /// Input held for the framer, parsed or not: what it costs in memory now.
+    package var heldBytes: Int { input.heldBytes }
 
-    package func handlerRemoved(context: ChannelHandlerContext) {
-        finishFramer()
-        self.context = nil
-        ready.fail(FlowError.posix(ECANCELED))
-    }
+    // MARK: - What the link reports
 
-    package func channelActive(context: ChannelHandlerContext) {
-        if startsAtOnce { startFramer() }
-        context.fireChannelActive()
-    }
-
-    /// Starts a framer made with `startsAtOnce` false; returns when it is ready.
+    /// Starts the framer (once); returns when it is ready.
     package func start() -> EventLoopFuture<Void> {
         startFramer()
         return readyFuture
     }
 
-    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = Self.unwrapInboundIn(data)
+    /// Bytes from the layer below.
+    package func received(_ bytes: ByteBuffer) {
         NetworkLog.connection.trace("framer \(label) input of \(bytes.readableBytes) bytes")
         guard failure == nil else { return }
         if passingInputThrough {
@@ -114,35 +97,26 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
         runInput()
     }
 
-    package func channelReadComplete(context: ChannelHandlerContext) {
-        // Until ready, the framer's handshake needs the reads the flow does not ask for yet.
-        if !isReady && failure == nil { context.read() }
-        context.fireChannelReadComplete()
-    }
-
-    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed {
-            input.endOfInput()
-            runInput()
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    package func channelInactive(context: ChannelHandlerContext) {
+    /// The layer below will send nothing more.
+    package func inputEnded() {
         input.endOfInput()
         runInput()
-        ready.fail(FlowError.posix(ECONNRESET))
-        context.fireChannelInactive()
     }
 
-    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let message = Self.unwrapOutboundIn(data)
+    /// The layer below is gone: a framer not ready by now never will be.
+    func transportClosed() {
+        ready.fail(FlowError.posix(ECONNRESET))
+    }
+
+    /// A message from the flow, to go through the framer's `handleOutput` (or through as it is,
+    /// before the framer started or after `passThroughOutput`).
+    package func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
         if let failure {
             promise?.fail(failure)
             return
         }
         guard let framer, !passingOutputThrough else {
-            context.write(Self.wrapOutboundOut(message.bytes), promise: promise)
+            link?.framerHost(self, write: message.bytes, promise: promise)
             return
         }
         output.begin(message.bytes)
@@ -153,7 +127,7 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
         var (written, dropped) = output.finish()
         if writesDatagrams && written.count > 1 {
             // A header and a body written apart are still one datagram.
-            var joined = context.channel.allocator.buffer(capacity: written.reduce(0) { $0 + $1.readableBytes })
+            var joined = ByteBufferAllocator().buffer(capacity: written.reduce(0) { $0 + $1.readableBytes })
             for var part in written { joined.writeBuffer(&part) }
             written = [joined]
         }
@@ -164,17 +138,28 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
             promise?.succeed()
             return
         }
-        for bytes in written.dropLast() { context.write(Self.wrapOutboundOut(bytes), promise: nil) }
-        context.write(Self.wrapOutboundOut(last), promise: promise)
+        for bytes in written.dropLast() { link?.framerHost(self, write: bytes, promise: nil) }
+        link?.framerHost(self, write: last, promise: promise)
     }
 
-    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        if mode == .all, let framer {
-            // A framer that wants to finish first still gets no more than the close itself:
-            // cancel is the application's, and it does not wait on the framer.
-            _ = framer.stop(self)
+    /// The connection is closing: the framer's `stop`.
+    package func closing() {
+        // A framer that wants to finish first still gets no more than the close itself:
+        // cancel is the application's, and it does not wait on the framer.
+        if let framer { _ = framer.stop(self) }
+    }
+
+    /// The host is done for good: the framer's `cleanup`, and nothing kept (a listener's idle
+    /// peer must not hold a framer's buffers after it is gone).
+    package func finish() {
+        wakeup?.cancel()
+        wakeup = nil
+        if let framer {
+            self.framer = nil
+            framer.cleanup(self)
         }
-        context.close(mode: mode, promise: promise)
+        input = FramerInput(maximumMessageLength: input.maximumMessageLength)
+        ready.fail(FlowError.posix(ECANCELED))
     }
 
     // MARK: - What the framer calls (on the loop)
@@ -186,8 +171,13 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
 
     /// `deliverInput`: a message (or part) of the framer's own bytes.
     package func deliverInput(_ data: Data, message: (any AnyObject & Sendable)?, isComplete: Bool) {
+        deliverInput(ByteBuffer(bytes: data), message: message, isComplete: isComplete)
+    }
+
+    /// `deliverInput` for bytes already in a buffer (the built-in framers).
+    package func deliverInput(_ bytes: ByteBuffer, message: (any AnyObject & Sendable)?, isComplete: Bool) {
         do {
-            if let whole = try input.deliver(ByteBuffer(bytes: data), message: message, isComplete: isComplete) { deliver(whole) }
+            if let whole = try input.deliver(bytes, message: message, isComplete: isComplete) { deliver(whole) }
         } catch {
             fail(error)
         }
@@ -222,11 +212,17 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     /// handshake in `start`, a wake-up) it is written at once.
     package func writeOutput(_ data: Data) {
         guard !data.isEmpty else { return }
-        let bytes = ByteBuffer(bytes: data)
+        writeOutput(ByteBuffer(bytes: data))
+    }
+
+    /// `writeOutput` for bytes already in a buffer (the built-in framers).
+    package func writeOutput(_ bytes: ByteBuffer) {
+        guard bytes.readableBytes > 0 else { return }
         if inOutput {
             output.write(bytes)
-        } else if let context, failure == nil {
-            context.writeAndFlush(Self.wrapOutboundOut(bytes), promise: nil)
+        } else if let link, failure == nil {
+            link.framerHost(self, write: bytes, promise: nil)
+            link.framerHostFlush(self)
         }
     }
 
@@ -255,17 +251,17 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
 
     /// `async`: runs `body` on the framer's loop, after the current call returns.
     package func async(_ body: @escaping () -> Void) {
-        guard let context else { return }
+        guard link != nil else { return }
         let box = UncheckedBox(body)
-        context.eventLoop.execute { box.value() }
+        eventLoop.execute { box.value() }
     }
 
     /// `scheduleWakeup`: `wakeup` in `milliseconds` (nil: never; cancels the one pending).
     package func scheduleWakeup(milliseconds: UInt64?) {
         wakeup?.cancel()
         wakeup = nil
-        guard let milliseconds, let context else { return }
-        wakeup = context.eventLoop.scheduleTask(in: .milliseconds(Int64(clamping: milliseconds))) { [weak self] in
+        guard let milliseconds, link != nil else { return }
+        wakeup = eventLoop.scheduleTask(in: .milliseconds(Int64(clamping: milliseconds))) { [weak self] in
             guard let self, let framer = self.framer, self.failure == nil else { return }
             self.wakeup = nil
             framer.wakeup(self)
@@ -274,25 +270,17 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
 
     // MARK: - Inside
 
-    private func startFramer() {
-        guard framer == nil, failure == nil, let context else { return }
+    /// Makes and starts the framer, once, if it has a link to work through.
+    package func startFramer() {
+        guard framer == nil, failure == nil, let link else { return }
         let made = factory.makeFramer(host: self)
         framer = made
         if made.start(self) {
             markReady()
         } else if !isReady {
-            context.read()
+            link.framerHostWantsRead(self)
         }
         runInput()
-    }
-
-    private func finishFramer() {
-        wakeup?.cancel()
-        wakeup = nil
-        if let framer {
-            self.framer = nil
-            framer.cleanup(self)
-        }
     }
 
     /// Asks the framer to handle input for as long as it makes progress.
@@ -319,7 +307,7 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     private func deliver(_ message: FramedMessage) {
-        context?.fireChannelRead(Self.wrapInboundOut(message))
+        link?.framerHost(self, deliver: message)
     }
 
     private func deliver(_ delivery: FramerInput<(any AnyObject & Sendable)?>.Delivery) {
@@ -332,9 +320,7 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
         failure = flowError
         NetworkLog.connection.debug("framer \(label) failed: \(flowError.logDescription)")
         ready.fail(flowError)
-        guard let context else { return }
-        context.fireErrorCaught(flowError)
-        context.close(promise: nil)
+        link?.framerHost(self, failed: flowError)
     }
 }
 

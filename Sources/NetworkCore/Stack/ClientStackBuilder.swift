@@ -186,13 +186,13 @@ struct ClientStackBuilder: Sendable {
             let pipeline = channel.pipeline.syncOperations
             do {
                 let flowHandler = try pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
-                // Over UDP, each datagram's bytes are the framer's input.
-                if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .first) }
+                // Over UDP and DTLS, each datagram's (decrypted) bytes are the framer's input.
+                if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .before(flowHandler)) }
                 var hosts: [FramerHost] = []
                 // Bottom first: the last framer listed sits right over the transport.
                 for factory in framers.reversed() {
                     let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
-                    try pipeline.addHandler(host, position: .before(flowHandler))
+                    try pipeline.addHandler(FramerHandler(host), position: .before(flowHandler))
                     hosts.append(host)
                 }
                 return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)

@@ -19,23 +19,11 @@ struct DatagramBatchFlowTests {
         let port: Int
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            self.fd = fd
+            (fd, port) = try #require(loopbackSocket(stream: false))
             var size: Int32 = 32 << 20
             if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, 4) != 0 {
                 _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, 4)
             }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            try #require(bound, "bind: \(errno)")
-            port = Int(UInt16(bigEndian: address.sin_port))
         }
 
         deinit { close(fd) }

@@ -3,10 +3,14 @@ import Network
 
 /// A type-and-length game protocol, written against Apple's framer API the way Apple's
 /// peer-to-peer sample writes its own: a 4-byte type and a 4-byte length, big-endian, before
-/// each message; the type travels as the message's `"type"` value.
+/// each message; the type travels as the message's `"type"` value. Each instance also numbers the
+/// messages it delivers (`"index"`, from 0) and signs them with its identity (`"instance"`), so
+/// tests can tell one connection's framer from another's.
 final class GameFramer: NWProtocolFramerImplementation {
     static let label = "Game"
     static let definition = NWProtocolFramer.Definition(implementation: GameFramer.self)
+
+    private var delivered = 0
 
     required init(framer: NWProtocolFramer.Instance) {}
 
@@ -40,6 +44,9 @@ final class GameFramer: NWProtocolFramerImplementation {
             guard parsed, let header else { return 8 }
             let message = NWProtocolFramer.Message(instance: framer)
             message["type"] = header.type
+            message["index"] = delivered
+            message["instance"] = ObjectIdentifier(self)
+            delivered += 1
             if !framer.deliverInputNoCopy(length: Int(header.length), message: message, isComplete: true) {
                 return 0
             }
@@ -64,6 +71,14 @@ final class GameFramer: NWProtocolFramerImplementation {
     /// A send context carrying `type`.
     static func context(type: UInt32) -> NWConnection.ContentContext {
         NWConnection.ContentContext(identifier: "game \(type)", metadata: [NWProtocolFramer.Message(gameType: type)])
+    }
+
+    /// The framer instance that delivered a received message, and its number there.
+    static func origin(of context: NWConnection.ContentContext?) -> (instance: ObjectIdentifier, index: Int)? {
+        guard let message = context?.protocolMetadata(definition: definition) as? NWProtocolFramer.Message,
+            let instance = message["instance"] as? ObjectIdentifier, let index = message["index"] as? Int
+        else { return nil }
+        return (instance, index)
     }
 
     /// The type a received context carries.

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NetworkDNS
+
+/// A `FramerHost` in a connection's NIO pipeline, between the protocol below (TCP, a proxy's
+/// tunnel, TLS, or datagrams made bytes by `DatagramPayloads`) and the flow's handler.
+final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = FramedMessage
+    typealias OutboundIn = FramedMessage
+    typealias OutboundOut = ByteBuffer
+
+    let host: FramerHost
+    /// Starts the framer as soon as it is in an active pipeline (false: when `host.start()` is
+    /// called: a listener's connection starts its framers when the application starts it,
+    /// after TLS; bytes that come before are kept for them).
+    private let startsAtOnce: Bool
+    private var context: ChannelHandlerContext?
+
+    init(_ host: FramerHost, startsAtOnce: Bool = true) {
+        self.host = host
+        self.startsAtOnce = startsAtOnce
+        host.link = self
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        host.remoteAddress = context.channel.remoteAddress.map(FlowAddress.init)
+        host.localAddress = context.channel.localAddress.map(FlowAddress.init)
+        if startsAtOnce && context.channel.isActive { host.startFramer() }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        host.finish()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if startsAtOnce { host.startFramer() }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        host.received(Self.unwrapInboundIn(data))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if host.wantsReads { context.read() }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { host.inputEnded() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        host.inputEnded()
+        host.transportClosed()
+        context.fireChannelInactive()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        host.send(Self.unwrapOutboundIn(data), promise: promise)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all { host.closing() }
+        context.close(mode: mode, promise: promise)
+    }
+
+    // MARK: - FramerHostLink
+
+    func framerHost(_ host: FramerHost, deliver message: FramedMessage) {
+        context?.fireChannelRead(Self.wrapInboundOut(message))
+    }
+
+    func framerHost(_ host: FramerHost, write bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        guard let context else {
+            promise?.fail(FlowError.posix(ENOTCONN))
+            return
+        }
+        context.write(Self.wrapOutboundOut(bytes), promise: promise)
+    }
+
+    func framerHostFlush(_ host: FramerHost) {
+        context?.flush()
+    }
+
+    func framerHostWantsRead(_ host: FramerHost) {
+        context?.read()
+    }
+
+    func framerHost(_ host: FramerHost, failed error: FlowError) {
+        guard let context else { return }
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+}
