@@ -166,10 +166,9 @@ package final class Flow: @unchecked Sendable {
         }
         if flow.isFramed {
             // Over the security layer, bottom first; they start with the flow.
-            for factory in configuration.framers.reversed() {
-                let host = FramerHost(factory: factory, eventLoop: channel.eventLoop)
-                try channel.pipeline.syncOperations.addHandler(FramerHandler(host, startsAtOnce: false))
-                flow.inboundFramers.append(host)
+            flow.inboundFramers = configuration.framers.reversed().map { FramerHost(factory: $0, eventLoop: channel.eventLoop) }
+            for handler in FramerHandler.stack(flow.inboundFramers, startsAtOnce: false) {
+                try channel.pipeline.syncOperations.addHandler(handler)
             }
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
         } else {

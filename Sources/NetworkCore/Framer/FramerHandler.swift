@@ -7,7 +7,9 @@ import NIOCore
 import NetworkDNS
 
 /// A `FramerHost` in a connection's NIO pipeline, between the protocol below (TCP, a proxy's
-/// tunnel, TLS, or datagrams made bytes by `DatagramPayloads`) and the flow's handler.
+/// tunnel, TLS, or datagrams made bytes by `DatagramPayloads`) and the flow's handler. Framers
+/// stack: one over another takes the messages of the one below as its input bytes, and what it
+/// writes goes down as messages (without metadata) to the one below.
 final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = FramedMessage
@@ -19,12 +21,25 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     /// called: a listener's connection starts its framers when the application starts it,
     /// after TLS; bytes that come before are kept for them).
     private let startsAtOnce: Bool
+    /// Another framer's handler is right above (it takes bytes) or below (it takes messages).
+    private let framerAbove: Bool
+    private let framerBelow: Bool
     private var context: ChannelHandlerContext?
 
-    init(_ host: FramerHost, startsAtOnce: Bool = true) {
+    init(_ host: FramerHost, startsAtOnce: Bool = true, framerAbove: Bool = false, framerBelow: Bool = false) {
         self.host = host
         self.startsAtOnce = startsAtOnce
+        self.framerAbove = framerAbove
+        self.framerBelow = framerBelow
         host.link = self
+    }
+
+    /// Handlers for `hosts` (bottom first), each knowing whether a framer is above or below it.
+    static func stack(_ hosts: [FramerHost], startsAtOnce: Bool = true) -> [FramerHandler] {
+        hosts.indices.map { index in
+            FramerHandler(
+                hosts[index], startsAtOnce: startsAtOnce, framerAbove: index + 1 < hosts.count, framerBelow: index > 0)
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -76,7 +91,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     // MARK: - FramerHostLink
 
     func framerHost(_ host: FramerHost, deliver message: FramedMessage) {
-        context?.fireChannelRead(Self.wrapInboundOut(message))
+        context?.fireChannelRead(framerAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
     }
 
     func framerHost(_ host: FramerHost, write bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
@@ -84,7 +99,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
             promise?.fail(FlowError.posix(ENOTCONN))
             return
         }
-        context.write(Self.wrapOutboundOut(bytes), promise: promise)
+        context.write(framerBelow ? NIOAny(FramedMessage(bytes: bytes, metadata: nil)) : Self.wrapOutboundOut(bytes), promise: promise)
     }
 
     func framerHostFlush(_ host: FramerHost) {

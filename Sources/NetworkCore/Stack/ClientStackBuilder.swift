@@ -188,12 +188,12 @@ struct ClientStackBuilder: Sendable {
                 let flowHandler = try pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
                 // Over UDP and DTLS, each datagram's (decrypted) bytes are the framer's input.
                 if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .before(flowHandler)) }
-                var hosts: [FramerHost] = []
                 // Bottom first: the last framer listed sits right over the transport.
-                for factory in framers.reversed() {
-                    let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
-                    try pipeline.addHandler(FramerHandler(host), position: .before(flowHandler))
-                    hosts.append(host)
+                let hosts = framers.reversed().map {
+                    FramerHost(factory: $0, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
+                }
+                for handler in FramerHandler.stack(hosts) {
+                    try pipeline.addHandler(handler, position: .before(flowHandler))
                 }
                 return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
                     .map { channel }

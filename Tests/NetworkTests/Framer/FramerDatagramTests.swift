@@ -104,6 +104,33 @@ struct FramerDatagramTests {
             server: Self.listenerParameters(try DTLSInteropTests.listenerParameters(identity)))
     }
 
+    /// `base` with two game framers, one over the other.
+    static func stacked(_ base: NWParameters) -> NWParameters {
+        GameFramer.parameters(GameFramer.parameters(base))
+    }
+
+    @Test("two framers stacked, over TCP and on a UDP listener: the upper one's messages travel inside the lower one's", arguments: [true, false])
+    func stackedFramers(udp: Bool) async throws {
+        let seen = Recorder<Seen>()
+        let server = Self.stacked(udp ? .udp : .tcp)
+        server.requiredLocalEndpoint = .hostPort(host: "127.0.0.1", port: .any)
+        let (listener, port) = try await Self.echoListener(server, seen: seen)
+        defer { listener.cancel() }
+        let connection = NWConnection(
+            host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: Self.stacked(udp ? .udp : .tcp))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        defer { connection.cancel() }
+        for type in [UInt32(1), 2, 3] {
+            let payload = Data("stacked \(type)".utf8)
+            connection.send(content: payload, contentContext: GameFramer.context(type: type), completion: .contentProcessed { _ in })
+            let reply = try await FramerTests.receiveMessage(connection)
+            #expect(reply.error == nil)
+            #expect(reply.type == type + 100)
+            #expect(reply.payload == payload)
+        }
+        #expect(try await seen.wait("three messages") { $0.count == 3 }.map(\.type) == [1, 2, 3])
+    }
+
     @Test("a raw UDP socket against a framed UDP listener: each message is one datagram of header and body; two in one datagram both arrive")
     func rawPeerToUDPListener() async throws {
         let seen = Recorder<Seen>()
