@@ -72,9 +72,10 @@ final class SharedDatagramPeer: @unchecked Sendable {
         release()
     }
 
-    /// Gives the slot back without a goodbye (the flow was dropped unstarted).
+    /// Gives the slot back without a goodbye (the flow was dropped without being cancelled,
+    /// possibly off its loop: the framers are finished there).
     func abandon() {
-        framers?.finish()
+        if let framers { channel.eventLoop.execute { framers.finish() } }
         release()
     }
 }

@@ -38,10 +38,17 @@ final class GnuTLSCredentials: @unchecked Sendable {
                 var psk: gnutls_psk_client_credentials_t?
                 try GnuTLSCall.check(gnutls_psk_allocate_client_credentials(&psk))
                 pskClient = psk
+                // The identity as bytes, not a C string: identities may hold NUL bytes (Apple's
+                // peer-to-peer sample's start with some), and a C string would end there.
+                let identity = Array(first.identity.utf8)
                 let status = first.key.withUnsafeBufferPointer { key -> Int32 in
-                    var datum = gnutls_datum_t(
-                        data: UnsafeMutablePointer(mutating: key.baseAddress), size: UInt32(key.count))
-                    return gnutls_psk_set_client_credentials(psk, first.identity, &datum, GNUTLS_PSK_KEY_RAW)
+                    identity.withUnsafeBufferPointer { name in
+                        var keyDatum = gnutls_datum_t(
+                            data: UnsafeMutablePointer(mutating: key.baseAddress), size: UInt32(key.count))
+                        var nameDatum = gnutls_datum_t(
+                            data: UnsafeMutablePointer(mutating: name.baseAddress), size: UInt32(name.count))
+                        return gnutls_psk_set_client_credentials2(psk, &nameDatum, &keyDatum, GNUTLS_PSK_KEY_RAW)
+                    }
                 }
                 try GnuTLSCall.check(status)
             }
@@ -112,14 +119,19 @@ final class GnuTLSCredentials: @unchecked Sendable {
     }
 }
 
-/// GnuTLS asks a server for the key of a PSK identity; the session's settings hold the keys.
+/// GnuTLS asks a server for the key of a PSK identity; the session's settings hold the keys. An
+/// identity the server does not know gets its first key: Apple's peer-to-peer sample derives
+/// its identity from the bytes of a `Data` value (a pointer among them), so its client and its
+/// listener never name the same identity, and it works on Apple's platforms. The key still has
+/// to match: a peer without it fails the handshake.
 private func dtlsServerPSKLookup(
     _ session: gnutls_session_t?, _ username: UnsafePointer<CChar>?, _ key: UnsafeMutablePointer<gnutls_datum_t>?
 ) -> Int32 {
     guard let session, let username, let key, let raw = gnutls_session_get_ptr(session) else { return -1 }
     let owner = Unmanaged<GnuTLSSession>.fromOpaque(raw).takeUnretainedValue()
     let identity = String(cString: username)
-    guard let match = owner.settings.preSharedKeys.first(where: { $0.identity == identity }),
+    let keys = owner.settings.preSharedKeys
+    guard let match = keys.first(where: { $0.identity == identity }) ?? keys.first,
         let copy = malloc(max(match.key.count, 1))
     else { return -1 }
     // GnuTLS frees the key with gnutls_free, which is free() unless an application replaced
