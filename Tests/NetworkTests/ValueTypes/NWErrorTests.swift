@@ -18,6 +18,14 @@ import Testing
         #expect(NWError(errno: 104) == .posix(.ECONNRESET))
     }
 
+    @Test("dns_sd.h's kDNSServiceErr_ constants: Int, as Swift imports them on Apple's platforms, with the values the descriptions name")
+    func dnsServiceErrorConstants() {
+        #expect(NWError.dns(DNSServiceErrorType(kDNSServiceErr_DefunctConnection)).debugDescription == "-65569: DefunctConnection")
+        #expect(NWError.dns(DNSServiceErrorType(kDNSServiceErr_NoSuchRecord)) == .dns(-65554))
+        let constants: [Int] = [kDNSServiceErr_NoError, kDNSServiceErr_Unknown, kDNSServiceErr_NoAuth, kDNSServiceErr_PolicyDenied, kDNSServiceErr_StaleData]
+        #expect(constants.map { NWError.dnsServiceErrorNames[DNSServiceErrorType($0)] } == ["NoError", "Unknown", "NoAuth", "PolicyDenied", "StaleData"])
+    }
+
     @Test func descriptions() {
         #expect(NWError.posix(.ECONNREFUSED).debugDescription == "POSIXErrorCode(rawValue: 111): Connection refused")
         #expect(NWError.posix(.ETIMEDOUT).debugDescription == "POSIXErrorCode(rawValue: 110): Connection timed out")
