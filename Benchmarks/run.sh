@@ -7,7 +7,7 @@
 # MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
 # PIN (both | same | split | none; default both: pinned with REPS, then unpinned with
 # UNPINNED_REPS (5) for the scenarios whose targets are per placement), ONLY (comma-separated scenarios: rr1,rr100,bulk,
-# udp64-single,udp64-batch,udp1200-single,udp1200-batch,tls-bulk,tls-handshake,mem), SUITE (1 =
+# udp64-single,udp64-batch,udp1200-single,udp1200-batch,framed,tls-bulk,tls-handshake,mem), SUITE (1 =
 # also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301.
 set -euo pipefail
 

@@ -56,6 +56,10 @@ def scenarios(a):
               "MiB/s", "higher", ["tls-bulk", "--size", "65536", "--duration", d], ["c-openssl", "nio", "network"]))
     s.append(("tls-handshake", "sequential TLS 1.3 handshakes (new TCP connection + full handshake, X25519 + ECDSA P-256, then close)",
               "handshakes/s", "higher", ["tls-handshake"] + timed, ["c-openssl", "c-s_time", "nio", "network"]))
+    s.append(("framed", "framed messages (4-byte type + 4-byte length + 64-byte payload) echoed back, 1 TCP connection, "
+              "16 in flight (Network: an NWProtocolFramer, 16 receives pending; NIO: a ByteToMessageDecoder / "
+              "MessageToByteEncoder pair, answers flushed once per read)",
+              "msgs/s", "higher", ["framed", "--size", "64", "--window", "16", "--batched", "1"] + timed, ["nio", "network"]))
     s.append(("hop", "event loop → Dispatch queue → event loop, no I/O (one op = one round: the hop Apple's contract "
               "forces plus the hop back that a send from a callback makes)",
               "rounds/s", "higher", ["hop"] + timed, ["nio"]))
@@ -398,6 +402,8 @@ def write_report(a, scen, by_pin, total):
             targets.append((f"{label}, {where}: Network ≥ {rr_goal} × NIO", nw_nio(pin, name), lambda r, g=rr_goal: r >= g, "{:.2f}×"))
             targets.append((f"{label}, {where}: client CPU per round trip ≤ 1.5 × NIO's", cpu_ratio(pin, name),
                             lambda r: r <= 1.5, "{:.2f}×"))
+        targets.append((f"Framed messages, {where}: Network's NWProtocolFramer ≥ 0.8 × a NIO codec pair", nw_nio(pin, "framed"),
+                        lambda r: r >= 0.8, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: Network ≥ 0.95 × NIO", nw_nio(pin, "bulk"), lambda r: r >= 0.95, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: client CPU per MiB ≤ 1.3 × NIO's", cpu_ratio(pin, "bulk"), lambda r: r <= 1.3, "{:.2f}×"))
         for size in a.udp_sizes:

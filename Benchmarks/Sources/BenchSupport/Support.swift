@@ -21,9 +21,9 @@ public struct Options: Sendable {
     public var warmup = 0.5
     public var size = 64
     public var batch = 64
-    public var batched = false
+    public var batched = false  // udp: batch { } / write x N + flush; NIO framed: flush once per read
     public var threads = 0  // NIO only: 0 = MultiThreadedEventLoopGroup.singleton
-    public var window = 1  // Network bulk only: sends outstanding
+    public var window = 1  // Network bulk: sends outstanding; framed (both): messages in flight
     public var pendingReceive = true  // Network mem only: one receive pending per idle connection
     public var sharedParameters = false  // Network mem and tls-handshake: one NWParameters object for all connections
     public var verifyBlock = false  // Network TLS only: accept the certificate in a verify block instead of peer_authentication_required = false
@@ -33,7 +33,7 @@ public struct Options: Sendable {
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2

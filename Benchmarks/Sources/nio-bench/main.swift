@@ -16,6 +16,14 @@ case "rr":
     emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
+case "framed":
+    let client = try NIOFramedClient(
+        group: group, host: o.host, port: o.port, size: o.size, window: o.window, flushesPerRead: o.batched)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "framed", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
 case "hop":
     let pingPong = QueueHopPingPong(group: group)
     let control = RunControl(activeConnections: 1)
