@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import NIOCore
+import NIOEmbedded
 import NetworkSync
 import PeerSupport
 import Testing
@@ -209,6 +210,29 @@ struct CountingFramerFactory: HostedFramerFactory {
 
 @Suite("Core.FramedDatagramPeers", .serialized)
 struct FramedDatagramPeerTests {
+    @Test("an unstarted framed peer keeps what its framer buffers within the peer's receive bound, and lets it go when dropped")
+    func unstartedPeerIsBounded() throws {
+        let channel = EmbeddedChannel()
+        let factory = CountingFramerFactory()
+        var configuration = FlowConfiguration(target: .unix(path: ""))
+        configuration.framers = [factory]
+        let released = Lock(false)
+        var flow: Flow? = Flow(
+            sharedDatagramChannel: channel, remote: try SocketAddress(ipAddress: "127.0.0.1", port: 9), configuration: configuration
+        ) { released.withLock { $0 = true } }
+        // Whole TLV messages, 8 KiB each: the framer is not started, so they wait in its input.
+        let datagram = ByteBuffer(bytes: TLVFramerTests.wire(.tlv, [(1, [UInt8](repeating: 7, count: 8_192 - 8))]))
+        var accepted = 0
+        for _ in 0..<200 where flow?.deliverSharedDatagram(datagram) == true { accepted += 1 }
+        #expect(accepted * datagram.readableBytes <= Flow.streamHighWater, "accepted \(accepted) datagrams")
+        #expect(accepted >= Flow.streamHighWater / datagram.readableBytes - 1)
+        #expect(factory.counts.alive.withLock { $0 } == 0, "no framer made before the flow starts")
+        flow = nil
+        (channel.eventLoop as? EmbeddedEventLoop)?.run()
+        #expect(released.withLock { $0 }, "the peer's slot was given back")
+        _ = try? channel.finish()
+    }
+
     @Test("an evicted idle peer's framer is cleaned up and released; the newcomer gets its own")
     func evictedPeerKeepsNoFramer() async throws {
         let factory = CountingFramerFactory()
