@@ -1,6 +1,7 @@
-/// A message framer the engine runs for one connection: the application's
-/// `NWProtocolFramerImplementation`, as the `Network` module adapts it. Every call comes on the
-/// connection's event loop, with the host the framer works through.
+/// A message framer the engine runs for one connection: an application's
+/// `NWProtocolFramerImplementation`, as the `Network` module adapts it, or one of the engine's
+/// own (`TLVFramer`, for TLV and the Coder). Every call comes on the connection's event loop,
+/// with the host the framer works through.
 package protocol HostedFramer: AnyObject {
     /// The connection's lower protocols are up. True: ready now; false: the framer will call
     /// `markReady` (or `markFailed`) itself, after a handshake of its own.
