@@ -150,6 +150,25 @@ struct FramerDatagramTests {
         #expect(all.map(\.index) == [0, 1, 2])
     }
 
+    @Test("openssl s_client -dtls1_2 against a framed DTLS listener: its record, a framed message, is answered in kind")
+    func openSSLClientToDTLSListener() async throws {
+        guard let openssl = TLSInteropTests.openssl() else { return }
+        let identity = try TLSInteropTests.Identity.make()
+        let seen = Recorder<Seen>()
+        let (listener, port) = try await Self.echoListener(
+            Self.listenerParameters(try DTLSInteropTests.listenerParameters(identity)), seen: seen)
+        defer { listener.cancel() }
+        // s_client sends what it reads from its input as one record: one framed message.
+        let message = Data(GameFramer.encode(type: 4, Array("framed over dtls from openssl\n".utf8)))
+        let client = try PeerProcess(openssl, ["s_client", "-dtls1_2", "-connect", "127.0.0.1:\(port)", "-quiet"], input: message)
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "framed over dtls from openssl")
+        #expect(try await seen.wait("the message") { !$0.isEmpty }.map(\.type) == [4])
+        let output = client.standardOutput
+        let header = Data(GameFramer.encode(type: 104, Array("framed over dtls from openssl\n".utf8)).prefix(8))
+        #expect(output.range(of: header) != nil, "the answer's header, type 104")
+    }
+
     @Test("a framed DTLS client against gnutls-serv's DTLS echo: the framed message comes back whole, type and all")
     func dtlsClientAgainstGnuTLS() async throws {
         let identity = try TLSInteropTests.Identity.make()
