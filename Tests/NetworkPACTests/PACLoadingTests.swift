@@ -130,9 +130,10 @@ import Testing
             }
             #expect(message.contains("within 0.5 s"), "\(message)")
         }
-        // The 0.5 s limit, not the 10 s default (with room for a machine busy with every other
-        // suite: continuations can wait seconds for a cooperative thread there).
-        #expect(Date().timeIntervalSince(started) < SanitizerSlowdown.seconds(6))
+        // The 0.5 s limit, not the 10 s default (the message above names the limit that fired; the
+        // clock leaves room for a machine busy with every other suite: continuations waited over
+        // 8 s for a cooperative thread in a loaded run).
+        #expect(Date().timeIntervalSince(started) < SanitizerSlowdown.seconds(9.5))
     }
 
     @Test func theCacheLoadsEachSourceOnce() async throws {
