@@ -101,13 +101,14 @@ package final class Flow: @unchecked Sendable {
         set { setup?.establishment = newValue }
     }
     package internal(set) var report = FlowReport()
-    /// The negotiated TLS session, boxed (most flows have none).
-    var tlsSession: TLSSessionBox?
+    /// The negotiated TLS session and WebSocket handshake, boxed (most flows have neither).
+    var sessionFacts: StackSessionBox?
     /// The security layer a listener set up for this flow (see `FlowServerSecurity`).
     var serverSecurity: FlowServerSecurity?
-    /// The framers a listener set up for this flow, bottom first: they start when the flow does,
-    /// after its TLS handshake (an outbound flow's start with its stack).
-    var inboundFramers: [FramerHost] = []
+    /// The layers a listener set up for this flow (framers, the WebSocket upgrade), bottom first:
+    /// they start when the flow does, after its TLS handshake (an outbound flow's start with its
+    /// stack).
+    var inboundLayers: [any InboundStackLayer] = []
 
     /// The flow's receives and sends are whole messages (datagrams, or framed over a stream).
     package var carriesMessages: Bool { transportKind == .udp || isFramed }
@@ -116,7 +117,7 @@ package final class Flow: @unchecked Sendable {
     package convenience init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
         self.init(
             transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation,
-            framed: !configuration.framers.isEmpty, eventLoop: eventLoop)
+            framed: configuration.carriesFramedMessages, eventLoop: eventLoop)
         self.setup = FlowSetup(configuration)
     }
 
@@ -153,7 +154,7 @@ package final class Flow: @unchecked Sendable {
         gnuTLS: FlowTLSConfiguration? = nil
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
-        let flow = Flow(accepted: channel, framed: !configuration.framers.isEmpty)
+        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages)
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {
             let handler = GnuTLSStreamHandler(
@@ -166,10 +167,14 @@ package final class Flow: @unchecked Sendable {
         }
         if flow.isFramed {
             // Over the security layer, bottom first; they start with the flow.
+            if let webSocket = configuration.webSocket {
+                flow.inboundLayers.append(
+                    try WebSocketStack.addServer(to: channel, configuration: webSocket, handshakeTimeout: handshakeTimeout))
+            }
             for factory in configuration.framers.reversed() {
                 let host = FramerHost(factory: factory, eventLoop: channel.eventLoop, startsAtOnce: false)
                 try channel.pipeline.syncOperations.addHandler(host)
-                flow.inboundFramers.append(host)
+                flow.inboundLayers.append(host)
             }
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
         } else {

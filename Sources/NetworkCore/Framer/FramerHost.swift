@@ -17,7 +17,7 @@ import NetworkDNS
 /// The framer decides when the connection is ready (`readyFuture`): at `start`, or later with
 /// `markReady` after a handshake of its own, for which the host keeps reading meanwhile (reads
 /// are otherwise the flow's to ask for). Everything runs on the channel's event loop.
-package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
+package final class FramerHost: ChannelDuplexHandler, InboundStackLayer, @unchecked Sendable {
     package typealias InboundIn = ByteBuffer
     package typealias InboundOut = FramedMessage
     package typealias OutboundIn = FramedMessage
@@ -92,9 +92,9 @@ package final class FramerHost: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     /// Starts a framer made with `startsAtOnce` false; returns when it is ready.
-    package func start() -> EventLoopFuture<Void> {
+    package func startLayer() -> EventLoopFuture<StackLayerFacts> {
         startFramer()
-        return readyFuture
+        return readyFuture.map { StackLayerFacts() }
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
