@@ -120,6 +120,8 @@ let package = Package(
                 "NetworkPAC",
                 "NetworkCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             path: "Fuzz/Bodies"
         ),

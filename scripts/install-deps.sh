@@ -46,15 +46,18 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   installed "$p" || missing+=("$p")
 done
-pip_installed() { python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('${1%%==*}') != '${1##*==}')" 2>/dev/null; }
+# Debian's python3 (the one the tests find first on a plain PATH), else the one on PATH.
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=python3
+pip_installed() { "$PYTHON" -c "import importlib.metadata as m, sys; sys.exit(m.version('${1%%==*}') != '${1##*==}')" 2>/dev/null; }
 install_pip_packages() {
   local wanted=()
   for p in ${PIP_PACKAGES[@]+"${PIP_PACKAGES[@]}"}; do pip_installed "$p" || wanted+=("$p"); done
   [ ${#wanted[@]} -gt 0 ] || return 0
   echo "install-deps: pip installing ${wanted[*]}"
   # Debian marks its python as externally managed (PEP 668): pip then needs the override.
-  python3 -m pip install -q --disable-pip-version-check "${wanted[@]}" 2>/dev/null \
-    || "${SUDO[@]}" python3 -m pip install -q --disable-pip-version-check --break-system-packages "${wanted[@]}"
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${wanted[@]}" 2>/dev/null \
+    || "${SUDO[@]}" "$PYTHON" -m pip install -q --disable-pip-version-check --break-system-packages "${wanted[@]}"
   for p in "${wanted[@]}"; do pip_installed "$p" || { echo "install-deps: $p did not install" >&2; exit 1; }; done
 }
 SUDO=()

@@ -16,6 +16,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case dtlsCookie = "dtls-cookie"
     /// A framed byte stream through the framer host's input side (`FramerInput`).
     case framerInput = "framer-input"
+    /// What a WebSocket server sends after the upgrade: frames into whole messages.
+    case webSocketFrames = "websocket-frames"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -28,6 +30,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .pacResult: PACResultFuzzBody.run(bytes)
         case .dtlsCookie: DTLSCookieFuzzBody.run(bytes)
         case .framerInput: FramerInputFuzzBody.run(bytes)
+        case .webSocketFrames: WebSocketFramesFuzzBody.run(bytes)
         }
     }
 

@@ -53,7 +53,7 @@ async def main():
             elif scenario == "wait":
                 await ws.recv()
         except ConnectionClosed:
-            pass
+            say("closed", f"{ws.close_code} {ws.close_reason or ''}".rstrip())
         if scenario in ("close", "badutf8", "wait"):
             await ws.wait_closed()
             say("closed", f"{ws.close_code} {ws.close_reason or ''}".rstrip())

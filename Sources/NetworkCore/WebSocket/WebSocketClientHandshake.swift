@@ -54,12 +54,27 @@ final class WebSocketClientHandshake: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !finished, case .head(let response) = Self.unwrapInboundIn(data) else { return }
-        finished = true
-        guard response.status == .switchingProtocols else {
-            NetworkLog.connection.debug("websocket: server answered the upgrade with \(response.status.code)")
-            return fail(.posix(ECONNREFUSED), context: context)
+        guard !finished else { return }
+        switch Self.unwrapInboundIn(data) {
+        case .head(let response):
+            guard response.status == .switchingProtocols else {
+                NetworkLog.connection.debug("websocket: server answered the upgrade with \(response.status.code)")
+                return fail(.posix(ECONNREFUSED), context: context)
+            }
+            self.response = response
+        case .body:
+            break
+        case .end:
+            // The decoder's last part: the codec may leave now.
+            guard let response else { return fail(.posix(EPROTO), context: context) }
+            upgrade(response, context: context)
         }
+    }
+
+    private var response: HTTPResponseHead?
+
+    private func upgrade(_ response: HTTPResponseHead, context: ChannelHandlerContext) {
+        finished = true
         let offered = configuration.subprotocols
         let chosen = WebSocketUpgradeHeaders.subprotocols(response.headers)
         let validAccept = NIOWebSocketClientUpgrader(requestKey: key) { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }
@@ -70,12 +85,14 @@ final class WebSocketClientHandshake: ChannelInboundHandler, RemovableChannelHan
             NetworkLog.connection.debug("websocket: the server's 101 is not a valid WebSocket answer")
             return fail(.posix(EPROTO), context: context)
         }
+        let facts = WebSocketHandshakeFacts(subprotocol: chosen.first, headers: WebSocketUpgradeHeaders.additional(response.headers))
         do {
+            let done = self.done
             try WebSocketStack.switchToFrames(after: self, context: context, role: .client, configuration: configuration, httpCodec: codec)
+                .whenComplete { result in done.completeWith(result.map { facts }) }
         } catch {
             return fail(FlowError(error), context: context)
         }
-        done.succeed(WebSocketHandshakeFacts(subprotocol: chosen.first, headers: WebSocketUpgradeHeaders.additional(response.headers)))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -94,7 +111,8 @@ final class WebSocketClientHandshake: ChannelInboundHandler, RemovableChannelHan
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        done.fail(FlowError.posix(ECANCELED))
+        // (After a successful upgrade `done` completes when the HTTP codec is gone.)
+        if !finished { done.fail(FlowError.posix(ECANCELED)) }
     }
 
     private func fail(_ error: FlowError, context: ChannelHandlerContext) {

@@ -14,7 +14,12 @@ package struct WebSocketCloseHandshake: Sendable {
         /// Send this close frame.
         package var send: WebSocketClosePayload?
         /// Close the transport (after writing what is queued).
-        package var closeTransport = false
+        package var closeTransport: Bool
+
+        package init(send: WebSocketClosePayload? = nil, closeTransport: Bool = false) {
+            self.send = send
+            self.closeTransport = closeTransport
+        }
     }
 
     package private(set) var state = State.open

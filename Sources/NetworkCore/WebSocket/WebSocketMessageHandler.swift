@@ -28,8 +28,16 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var pings = WebSocketPingTracker<@Sendable (FlowError?) -> Void>()
     /// The kind of the data message whose fragments the application is sending, if any.
     private var sendingFragmentsOf: WebSocketMessageKind?
+    /// Frames that arrived with the upgrade's response, before the flow took the connection
+    /// (nil once handled): nothing may be written while the HTTP codec is still leaving the
+    /// pipeline, and the flow takes messages only once it owns the channel. They are handled at
+    /// the flow's first read after `release`.
+    private var held: [WebSocketFrame]?
+    private var released = false
 
-    init(role: WebSocketRole, configuration: WebSocketConfiguration) {
+    /// `held`: frames wait for `release()` and a read (right after an upgrade).
+    init(role: WebSocketRole, configuration: WebSocketConfiguration, held: Bool = false) {
+        self.held = held ? [] : nil
         self.role = role
         self.autoReplyPing = configuration.autoReplyPing
         self.assembler = WebSocketMessageAssembler(role: role, maximumMessageSize: configuration.maximumMessageSize)
@@ -37,8 +45,29 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     // MARK: - Inbound
 
+    /// The HTTP codec is gone: frames that waited are handled at the flow's first read.
+    func release() {
+        released = true
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if released, let frames = held {
+            held = nil
+            for frame in frames { handle(frame, context: context) }
+        }
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let incoming = Self.unwrapInboundIn(data)
+        if held != nil {
+            held?.append(incoming)
+            return
+        }
+        handle(incoming, context: context)
+    }
+
+    private func handle(_ incoming: WebSocketFrame, context: ChannelHandlerContext) {
         let action = assembler.frameReceived(
             .init(
                 fin: incoming.fin, opcode: UInt8(webSocketOpcode: incoming.opcode), reservedBits: !incoming.reservedBits.isEmpty,
@@ -79,6 +108,12 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         context.fireErrorCaught(error)
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Reads are the flow's to ask for, except while a ping waits for its pong.
+        if pings.count > 0 { context.read() }
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         for handler in pings.takeAll() { handler(.posix(ECONNRESET)) }
         context.fireChannelInactive()
@@ -111,8 +146,12 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
                 promise?.fail(FlowError.posix(EMSGSIZE))
                 return
             }
-            if kind == .ping, let handler = info?.pongHandler { pings.pingSent(payload: message.bytes, handler: handler) }
             context.write(Self.wrapOutboundOut(frame(kind, message.bytes, fin: true, context: context)), promise: promise)
+            if kind == .ping, let handler = info?.pongHandler {
+                pings.pingSent(payload: message.bytes, handler: handler)
+                // The pong must be read even when the application has no receive pending.
+                context.read()
+            }
         case .text, .binary, .continuation:
             // The first part of a message carries its kind; the parts after it are continuations.
             let opcode: WebSocketMessageKind = sendingFragmentsOf == nil ? (kind == .continuation ? .binary : kind) : .continuation

@@ -30,6 +30,7 @@ final class WebSocketServerHandshake: ChannelInboundHandler, RemovableChannelHan
     /// The request was answered (or the handshake failed): later parts are ignored.
     private var answered = false
     private var timer: Scheduled<Void>?
+    private var upgraded = false
 
     init(configuration: WebSocketConfiguration, codec: (decoder: any RemovableChannelHandler, encoder: any RemovableChannelHandler), timeout: TimeAmount, eventLoop: EventLoop) {
         self.configuration = configuration
@@ -46,7 +47,7 @@ final class WebSocketServerHandshake: ChannelInboundHandler, RemovableChannelHan
             NetworkLog.connection.debug("websocket: no upgrade request in time")
             self.fail(.posix(ETIMEDOUT), context: context)
         }
-        if request != nil {
+        if requestComplete {
             answer(context: context)
         } else {
             context.read()
@@ -61,14 +62,26 @@ final class WebSocketServerHandshake: ChannelInboundHandler, RemovableChannelHan
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         self.context = nil
-        done.fail(FlowError.posix(ECANCELED))
+        // (After a successful upgrade `done` completes when the HTTP codec is gone.)
+        if !upgraded { done.fail(FlowError.posix(ECANCELED)) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !answered, request == nil, case .head(let head) = Self.unwrapInboundIn(data) else { return }
-        request = head
-        if started { answer(context: context) }
+        guard !answered else { return }
+        switch Self.unwrapInboundIn(data) {
+        case .head(let head):
+            request = head
+        case .body:
+            break
+        case .end:
+            // The decoder's last part: the codec may leave after the answer.
+            requestComplete = true
+            if started { answer(context: context) }
+        }
     }
+
+    /// The request's end arrived (nothing of it is left in the HTTP decoder).
+    private var requestComplete = false
 
     func channelReadComplete(context: ChannelHandlerContext) {
         if started && !answered { context.read() }
@@ -124,11 +137,12 @@ final class WebSocketServerHandshake: ChannelInboundHandler, RemovableChannelHan
         var extra = HTTPHeaders()
         if let subprotocol = decision.subprotocol { extra.add(name: "Sec-WebSocket-Protocol", value: subprotocol) }
         for header in decision.additionalHeaders { extra.add(name: header.name, value: header.value) }
-        // NIO's upgrader checks the key and version and computes the accept value.
+        // NIO's upgrader checks the key and version and computes the accept value (it adds it to
+        // the headers `shouldUpgrade` returns).
         let upgrader = NIOWebSocketServerUpgrader(
-            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            shouldUpgrade: { [extra] channel, _ in channel.eventLoop.makeSucceededFuture(extra) },
             upgradePipelineHandler: { channel, _ in channel.eventLoop.makeSucceededVoidFuture() })
-        upgrader.buildUpgradeResponse(channel: context.channel, upgradeRequest: request, initialResponseHeaders: extra)
+        upgrader.buildUpgradeResponse(channel: context.channel, upgradeRequest: request, initialResponseHeaders: HTTPHeaders())
             .whenComplete { [self] result in
                 guard let context = self.context else { return }
                 switch result {
@@ -142,13 +156,17 @@ final class WebSocketServerHandshake: ChannelInboundHandler, RemovableChannelHan
 
     private func upgrade(headers: HTTPHeaders, subprotocol: String?, request: HTTPRequestHead, context: ChannelHandlerContext) {
         timer?.cancel()
+        upgraded = true
         context.writeAndFlush(Self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .switchingProtocols, headers: headers))), promise: nil)
+        let facts = StackLayerFacts(
+            webSocket: WebSocketHandshakeFacts(subprotocol: subprotocol, headers: WebSocketUpgradeHeaders.additional(request.headers)))
         do {
+            let done = self.done
             try WebSocketStack.switchToFrames(after: self, context: context, role: .server, configuration: configuration, httpCodec: codec)
+                .whenComplete { result in done.completeWith(result.map { facts }) }
         } catch {
             return fail(FlowError(error), context: context)
         }
-        done.succeed(StackLayerFacts(webSocket: WebSocketHandshakeFacts(subprotocol: subprotocol, headers: WebSocketUpgradeHeaders.additional(request.headers))))
     }
 
     private func reply(

@@ -19,8 +19,9 @@ enum WebSocketStack {
             }
             let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
             let encoder = HTTPRequestEncoder()
-            try pipeline.addHandler(decoder, position: .before(flowHandler))
+            // Encoder below the decoder: the response decoder sees the requests go out.
             try pipeline.addHandler(encoder, position: .before(flowHandler))
+            try pipeline.addHandler(decoder, position: .before(flowHandler))
             let handshake = WebSocketClientHandshake(
                 configuration: configuration, host: host, codec: (decoder, encoder), eventLoop: channel.eventLoop)
             try pipeline.addHandler(handshake, position: .before(flowHandler))
@@ -42,8 +43,8 @@ enum WebSocketStack {
         }
         let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
         let encoder = HTTPResponseEncoder()
-        try pipeline.addHandler(decoder)
         try pipeline.addHandler(encoder)
+        try pipeline.addHandler(decoder)
         let handshake = WebSocketServerHandshake(
             configuration: configuration, codec: (decoder, encoder), timeout: handshakeTimeout, eventLoop: channel.eventLoop)
         try pipeline.addHandler(handshake)
@@ -53,29 +54,34 @@ enum WebSocketStack {
     /// After a successful upgrade: the frame codec and the message handler take the handshake
     /// handler's place; the HTTP decoder goes last, handing the bytes that followed the
     /// handshake to the frame decoder.
+    /// The future succeeds once the HTTP codec is out of the pipeline: only then may anything
+    /// be written (frames would otherwise pass through the HTTP decoder's outbound side), so the
+    /// message handler holds what arrives until then, and the connection is ready then.
     static func switchToFrames(
         after handshake: ChannelHandler, context: ChannelHandlerContext, role: WebSocketRole, configuration: WebSocketConfiguration,
         httpCodec: (decoder: any RemovableChannelHandler, encoder: any RemovableChannelHandler)
-    ) throws {
+    ) throws -> EventLoopFuture<Void> {
         let pipeline = context.pipeline.syncOperations
-        try addFrameHandlers(pipeline, position: .after(handshake), role: role, configuration: configuration)
+        let messages = try addFrameHandlers(pipeline, position: .after(handshake), role: role, configuration: configuration, held: true)
+        let removed = context.eventLoop.makePromise(of: Void.self)
         pipeline.removeHandler(context: context, promise: nil)
         pipeline.removeHandler(httpCodec.encoder, promise: nil)
-        pipeline.removeHandler(httpCodec.decoder, promise: nil)
+        pipeline.removeHandler(httpCodec.decoder, promise: removed)
+        return removed.futureResult.map { messages.release() }
     }
 
+    @discardableResult
     private static func addFrameHandlers(
         _ pipeline: ChannelPipeline.SynchronousOperations, position: ChannelPipeline.SynchronousOperations.Position, role: WebSocketRole,
-        configuration: WebSocketConfiguration
-    ) throws {
+        configuration: WebSocketConfiguration, held: Bool = false
+    ) throws -> WebSocketMessageHandler {
         // A single frame may be as large as a whole message; a larger one fails in the decoder
         // before its body is buffered.
         let maxFrameSize = min(max(configuration.maximumMessageSize, 125), Int(UInt32.max))
         // Added in reverse at `position`, so they end up decoder, encoder, message handler.
+        let messages = WebSocketMessageHandler(role: role, configuration: configuration, held: held)
         let handlers: [ChannelHandler] = [
-            ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)),
-            WebSocketFrameEncoder(),
-            WebSocketMessageHandler(role: role, configuration: configuration),
+            ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)), WebSocketFrameEncoder(), messages,
         ]
         switch position {
         case .after:
@@ -83,5 +89,6 @@ enum WebSocketStack {
         default:
             for handler in handlers { try pipeline.addHandler(handler, position: position) }
         }
+        return messages
     }
 }
