@@ -78,6 +78,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .message(let kind, let bytes):
             context.fireChannelRead(Self.wrapInboundOut(FramedMessage(bytes: bytes, metadata: WebSocketMessageInfo(kind: kind))))
         case .ping(let payload):
+            NetworkLog.connection.trace("websocket: ping of \(payload.readableBytes) bytes\(autoReplyPing ? ", answered" : "")")
             if autoReplyPing {
                 guard closing.canSend else { return }
                 context.writeAndFlush(Self.wrapOutboundOut(frame(.pong, payload, fin: true, context: context)), promise: nil)
@@ -86,6 +87,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
             }
         case .pong(let payload):
             let answered = pings.pongReceived(payload: payload)
+            NetworkLog.connection.trace("websocket: pong answering \(answered.count) ping(s)")
             if answered.isEmpty { NetworkLog.connection.trace("websocket: unsolicited pong ignored") }
             for handler in answered { handler(nil) }
         case .close(let payload):
