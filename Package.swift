@@ -74,6 +74,8 @@ let package = Package(
                 "NetworkPAC",
                 "CGnuTLS",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // WebSocket frames and the upgrade's accept value.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // Data <-> ByteBuffer for the facade's sends and receives.
@@ -119,6 +121,7 @@ let package = Package(
                 "NetworkCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             path: "Fuzz/Bodies"
         ),

@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   openssl    # openssl s_server / s_client: real TLS peers, and test certificates
   libpacparser1    # pactester: an independent PAC evaluator the PAC tests compare answers with
   python3          # python3 -m http.server: serves PAC files to the PAC loading tests
+  python3-pip      # pip: installs python websockets (below), the WebSocket tests' peer
   gnutls-bin       # gnutls-serv / gnutls-cli: real DTLS and TLS peers
   nftables         # nft: blackholes in network namespaces (Happy Eyeballs tests)
   dante-server     # danted: a real SOCKS5 proxy (no auth and user/password) for the proxy tests
@@ -29,10 +30,13 @@ TEST_PACKAGES=(
   dnsmasq-base     # dnsmasq: a real DNS server for the NetworkDNS resolver tests
 )
 PACKAGES=("${LIBRARY_PACKAGES[@]}")
+# Python packages the tests' peers need (pinned; not in Debian at these versions).
+PIP_PACKAGES=()
 if [ "${1:-}" = "--library" ]; then
   shift
 else
   PACKAGES+=("${TEST_PACKAGES[@]}")
+  PIP_PACKAGES+=(websockets==17.4)  # python websockets: the WebSocket tests' server and client
 fi
 PACKAGES+=("$@")
 
@@ -42,8 +46,26 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   installed "$p" || missing+=("$p")
 done
+# Debian's python3 (the one the tests find first on a plain PATH), else the one on PATH.
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=python3
+pip_installed() { "$PYTHON" -c "import importlib.metadata as m, sys; sys.exit(m.version('${1%%==*}') != '${1##*==}')" 2>/dev/null; }
+install_pip_packages() {
+  local wanted=()
+  for p in ${PIP_PACKAGES[@]+"${PIP_PACKAGES[@]}"}; do pip_installed "$p" || wanted+=("$p"); done
+  [ ${#wanted[@]} -gt 0 ] || return 0
+  echo "install-deps: pip installing ${wanted[*]}"
+  # Debian marks its python as externally managed (PEP 668): pip then needs the override.
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${wanted[@]}" 2>/dev/null \
+    || "${SUDO[@]}" "$PYTHON" -m pip install -q --disable-pip-version-check --break-system-packages "${wanted[@]}"
+  for p in "${wanted[@]}"; do pip_installed "$p" || { echo "install-deps: $p did not install" >&2; exit 1; }; done
+}
+SUDO=()
+[ "$(id -u)" -eq 0 ] || ! command -v sudo >/dev/null 2>&1 || SUDO=(sudo)
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all present (${PACKAGES[*]})"
+  install_pip_packages
+  echo "install-deps: all present (${PACKAGES[*]}${PIP_PACKAGES[*]+ ${PIP_PACKAGES[*]}})"
   exit 0
 fi
 
@@ -90,4 +112,5 @@ fi
 for p in "${missing[@]}"; do
   installed "$p" || { echo "install-deps: $p did not install" >&2; exit 1; }
 done
+install_pip_packages
 echo "install-deps: done"

@@ -20,6 +20,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case tlvInput = "tlv-input"
     /// The Coder's stream framing (`TLVFramer` with a UInt32 length prefix).
     case coderStream = "coder-stream"
+    /// What a WebSocket server sends after the upgrade: frames into whole messages.
+    case webSocketFrames = "websocket-frames"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -34,6 +36,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .framerInput: FramerInputFuzzBody.run(bytes)
         case .tlvInput: TLVFramerFuzzBody.run(bytes, layout: .tlv)
         case .coderStream: TLVFramerFuzzBody.run(bytes, layout: .lengthPrefixed)
+        case .webSocketFrames: WebSocketFramesFuzzBody.run(bytes)
         }
     }
 

@@ -39,8 +39,9 @@ extension NWParameters {
     }
 
     /// A snapshot of everything the engine needs, taken when a connection or listener is made
-    /// (`listener` true for the configuration of a listener's inbound connections).
-    func flowConfiguration(target: FlowTarget, listener: Bool = false) -> FlowConfiguration {
+    /// (`listener` true for the configuration of a listener's inbound connections; `endpoint`,
+    /// the connection's, gives WebSocket its URL).
+    func flowConfiguration(target: FlowTarget, listener: Bool = false, endpoint: NWEndpoint? = nil) -> FlowConfiguration {
         var configuration = FlowConfiguration(target: target)
         let stack = defaultProtocolStack
         switch stack.transportProtocol {
@@ -64,11 +65,23 @@ extension NWParameters {
                 peerHostName: target.verifiedName, listener: listener)
             application = application.dropLast()
         }
+        if let webSocket = application.last as? NWProtocolWebSocket.Options {
+            application = application.dropLast()
+            configuration.webSocket = webSocket.webSocketConfiguration(endpoint: endpoint)
+            // Only directly over TCP or TLS; a wss URL never goes out without TLS.
+            var plaintextWSS = false
+            if case .url(let url) = endpoint, configuration.tls == nil { plaintextWSS = url.isSecureWebSocket }
+            if configuration.transport != .tcp || !application.isEmpty || plaintextWSS {
+                configuration.unsupported = .posix(EPROTONOSUPPORT)
+            }
+        }
         let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
-        if framers.count == application.count {
+        if configuration.webSocket != nil {
+            // (Framers above WebSocket are refused above.)
+        } else if framers.count == application.count {
             configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self) }
         } else {
-            // WebSocket, and TLS above another protocol, land in later issues. Refuse rather
+            // TLS above another protocol lands in a later issue. Refuse rather
             // than run the connection without them: nothing may silently fall back to plaintext.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }

@@ -70,6 +70,9 @@ extension NWConnection {
             let context: NWConnection.ContentContext
             if let framed = message as? NWProtocolFramer.Message {
                 context = NWConnection.ContentContext(identifier: framed.definition.name, metadata: [framed])
+            } else if let webSocket = message as? WebSocketMessageInfo {
+                context = NWConnection.ContentContext(
+                    identifier: NWProtocolWebSocket.definition.name, metadata: [NWProtocolWebSocket.Metadata(received: webSocket)])
             } else if isDatagram {
                 context = NWConnection.ContentContext(
                     identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()])

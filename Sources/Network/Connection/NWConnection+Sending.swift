@@ -14,9 +14,10 @@ extension NWConnection {
         completion: NWConnection.SendCompletion
     ) {
         if flow.isFramed {
-            return flow.send(
-                datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: FramedSendCompletion(completion, context: contentContext, connection: self))
+            let framed = FramedSendCompletion(completion, context: contentContext, connection: self)
+            // A WebSocket message without content (a close, a ping) is still a message.
+            let content = content ?? (framed.framerMessage is WebSocketMessageInfo && isComplete ? Data() : nil)
+            return flow.send(datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: framed)
         }
         if flow.transportKind == .udp {
             return flow.send(

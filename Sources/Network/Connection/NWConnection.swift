@@ -79,7 +79,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     private static func flowConfiguration(_ endpoint: NWEndpoint, _ parameters: NWParameters) -> FlowConfiguration {
         switch endpoint.flowTarget() {
         case .success(let target):
-            return parameters.flowConfiguration(target: target)
+            return parameters.flowConfiguration(target: target, endpoint: endpoint)
         case .failure(let error):
             var configuration = parameters.flowConfiguration(target: .unix(path: ""))
             configuration.unsupported = error
@@ -320,7 +320,8 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
 
     // MARK: - Metadata
 
-    /// Connection-wide metadata of one protocol in the stack (TCP, UDP or IP), nil for others.
+    /// Connection-wide metadata of one protocol in the stack (TCP, UDP, IP, TLS or WebSocket),
+    /// nil for others.
     public final func metadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
         switch definition {
         case NWProtocolTCP.definition:
@@ -339,6 +340,9 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         case NWProtocolTLS.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
+        case NWProtocolWebSocket.definition:
+            guard let facts = shared.withLock({ $0.readyFacts })?.webSocketHandshake else { return nil }
+            return NWProtocolWebSocket.Metadata(handshake: facts)
         default:
             return nil
         }

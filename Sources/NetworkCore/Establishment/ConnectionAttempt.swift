@@ -12,6 +12,8 @@ final class ConnectionAttempt: @unchecked Sendable {
     /// When the transport connected (before any TLS handshake).
     var connected: NIODeadline?
     var tlsFacts: TLSSessionFacts?
+    /// What the WebSocket upgrade settled, when the stack has WebSocket.
+    var webSocketFacts: WebSocketHandshakeFacts?
     var tlsHandshakeDuration: TimeAmount?
     /// Whether it wrote the Fast Open data first.
     var wroteInitialData = false

@@ -91,6 +91,7 @@ final class Establishment: @unchecked Sendable {
     }
 
     var tlsFacts: TLSSessionFacts? { wonBy?.tlsFacts ?? winner?.tlsFacts }
+    var webSocketFacts: WebSocketHandshakeFacts? { wonBy?.webSocketFacts ?? winner?.webSocketFacts }
     var tlsHandshakeDuration: TimeAmount? { wonBy?.tlsHandshakeDuration ?? winner?.tlsHandshakeDuration }
     /// The address that won the race.
     var winnerAddress: SocketAddress? { wonBy?.winnerAddress ?? winner?.address }

@@ -10,20 +10,23 @@ import NetworkSystem
 package struct FlowReadyFacts: Sendable {
     private let local: SocketAddress?
     private let remote: SocketAddress?
-    private let tls: TLSSessionBox?
+    private let session: StackSessionBox?
 
     init(local: SocketAddress?, remote: SocketAddress?, tlsSession: TLSSessionFacts?) {
-        self.init(local: local, remote: remote, tls: tlsSession.map(TLSSessionBox.init))
+        self.init(local: local, remote: remote, session: tlsSession.map { StackSessionBox(tls: $0) })
     }
 
-    init(local: SocketAddress?, remote: SocketAddress?, tls: TLSSessionBox?) {
+    init(local: SocketAddress?, remote: SocketAddress?, session: StackSessionBox?) {
         self.local = local
         self.remote = remote
-        self.tls = tls
+        self.session = session
     }
 
     /// The negotiated TLS session, if the stack has TLS.
-    package var tlsSession: TLSSessionFacts? { tls?.facts }
+    package var tlsSession: TLSSessionFacts? { session?.tls }
+
+    /// What the WebSocket handshake settled, if the stack has WebSocket.
+    package var webSocketHandshake: WebSocketHandshakeFacts? { session?.webSocket }
 
     /// The local address in use.
     package var localAddress: FlowAddress? { local.map(FlowAddress.init) }

@@ -135,6 +135,6 @@ extension Flow {
     /// Every datagram may fail on its own (each gets its own promise): with fragmentation
     /// disabled (any datagram over the path MTU fails) and under (D)TLS (a record can be refused).
     private var datagramsFailAlone: Bool {
-        sendPath.fragmentationDisabled || tlsSession != nil || transport.isDTLSPeer
+        sendPath.fragmentationDisabled || sessionFacts?.tls != nil || transport.isDTLSPeer
     }
 }

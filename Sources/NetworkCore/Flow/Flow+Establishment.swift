@@ -68,8 +68,8 @@ extension Flow {
                     result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
             }
         case nil:
-            guard inboundFramers.isEmpty else {
-                startInboundFramers()
+            guard inboundLayers.isEmpty else {
+                startInboundLayers()
                 return
             }
             acceptedFlowReady()
@@ -83,15 +83,18 @@ extension Flow {
         if let error = receives.terminalError { perform(machine.transportFailed(error)) }
     }
 
-    /// An accepted flow's framers start once everything below them is up; the flow is ready
-    /// when they all are, and fails with the first framer's error.
-    private func startInboundFramers() {
-        let framers = inboundFramers
-        inboundFramers = []
-        EventLoopFuture.andAllSucceed(framers.map { $0.start() }, on: eventLoop).whenComplete { result in
+    /// An accepted flow's framers (and WebSocket upgrade) start once everything below them is
+    /// up; the flow is ready when they all are, and fails with the first one's error.
+    private func startInboundLayers() {
+        let layers = inboundLayers
+        inboundLayers = []
+        EventLoopFuture.whenAllSucceed(layers.map { $0.startLayer() }, on: eventLoop).whenComplete { result in
             guard self.machine.state == .preparing else { return }
             switch result {
-            case .success:
+            case .success(let facts):
+                if let webSocket = facts.lazy.compactMap(\.webSocket).first {
+                    self.sessionFacts = StackSessionBox(tls: self.sessionFacts?.tls, webSocket: webSocket)
+                }
                 self.acceptedFlowReady()
             case .failure(let error):
                 self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
@@ -103,8 +106,8 @@ extension Flow {
     /// A datagram listener's peer is ready at once, or after its DTLS handshake.
     private func establishSharedDatagramPeer() {
         guard case .shared(let peer) = transport, let session = peer.dtls else {
-            guard inboundFramers.isEmpty else {
-                startInboundFramers()
+            guard inboundLayers.isEmpty else {
+                startInboundLayers()
                 return
             }
             perform(machine.establishmentSucceeded())
@@ -138,10 +141,10 @@ extension Flow {
         switch result {
         case .success(let facts):
             NetworkLog.tls.debug("handshake complete (inbound)", metadata: logMetadata.merging(facts.logMetadata) { a, _ in a })
-            tlsSession = TLSSessionBox(facts)
+            sessionFacts = StackSessionBox(tls: facts)
             report.tlsHandshakeDuration = .now() - started
-            if !inboundFramers.isEmpty {
-                startInboundFramers()
+            if !inboundLayers.isEmpty {
+                startInboundLayers()
                 return true
             }
             perform(machine.establishmentSucceeded())
@@ -238,7 +241,9 @@ extension Flow {
         report.handshakeDuration = attempt.handshakeDuration
         report.attemptStartTime = attempt.winnerStartTime
         report.tlsHandshakeDuration = attempt.tlsHandshakeDuration
-        if let facts = attempt.tlsFacts { tlsSession = TLSSessionBox(facts) }
+        if attempt.tlsFacts != nil || attempt.webSocketFacts != nil {
+            sessionFacts = StackSessionBox(tls: attempt.tlsFacts, webSocket: attempt.webSocketFacts)
+        }
     }
 
     // MARK: - Waiting

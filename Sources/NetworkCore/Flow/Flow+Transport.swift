@@ -177,7 +177,7 @@ extension Flow {
                 closeGracefully(channel)
             }
         case .shared(let peer):
-            inboundFramers = []
+            inboundLayers = []
             peer.close()
         }
     }

@@ -101,13 +101,14 @@ package final class Flow: @unchecked Sendable {
         set { setup?.establishment = newValue }
     }
     package internal(set) var report = FlowReport()
-    /// The negotiated TLS session, boxed (most flows have none).
-    var tlsSession: TLSSessionBox?
+    /// The negotiated TLS session and WebSocket handshake, boxed (most flows have neither).
+    var sessionFacts: StackSessionBox?
     /// The security layer a listener set up for this flow (see `FlowServerSecurity`).
     var serverSecurity: FlowServerSecurity?
-    /// The framers a listener set up for this flow, bottom first: they start when the flow does,
-    /// after its TLS handshake (an outbound flow's start with its stack).
-    var inboundFramers: [FramerHost] = []
+    /// The layers a listener set up for this flow (framers, the WebSocket upgrade), bottom first:
+    /// they start when the flow does, after its TLS handshake (an outbound flow's start with its
+    /// stack).
+    var inboundLayers: [any InboundStackLayer] = []
 
     /// The flow's receives and sends are whole messages (datagrams, or framed over a stream).
     package var carriesMessages: Bool { transportKind == .udp || isFramed }
@@ -116,7 +117,7 @@ package final class Flow: @unchecked Sendable {
     package convenience init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
         self.init(
             transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation,
-            framed: !configuration.framers.isEmpty, eventLoop: eventLoop)
+            framed: configuration.carriesFramedMessages, eventLoop: eventLoop)
         self.setup = FlowSetup(configuration)
     }
 
@@ -153,7 +154,7 @@ package final class Flow: @unchecked Sendable {
         gnuTLS: FlowTLSConfiguration? = nil
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
-        let flow = Flow(accepted: channel, framed: !configuration.framers.isEmpty)
+        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages)
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {
             let handler = GnuTLSStreamHandler(
@@ -166,10 +167,15 @@ package final class Flow: @unchecked Sendable {
         }
         if flow.isFramed {
             // Over the security layer, bottom first; they start with the flow.
-            flow.inboundFramers = configuration.framers.reversed().map { FramerHost(factory: $0, eventLoop: channel.eventLoop) }
-            for handler in FramerHandler.stack(flow.inboundFramers, startsAtOnce: false) {
+            if let webSocket = configuration.webSocket {
+                flow.inboundLayers.append(
+                    try WebSocketStack.addServer(to: channel, configuration: webSocket, handshakeTimeout: handshakeTimeout))
+            }
+            let framers = configuration.framers.reversed().map { FramerHost(factory: $0, eventLoop: channel.eventLoop) }
+            for handler in FramerHandler.stack(framers, startsAtOnce: false) {
                 try channel.pipeline.syncOperations.addHandler(handler)
             }
+            flow.inboundLayers.append(contentsOf: framers as [any InboundStackLayer])
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
         } else {
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
@@ -195,7 +201,7 @@ package final class Flow: @unchecked Sendable {
         self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
         // The peer's own framers; they start when the flow does (after DTLS).
         peer.attachFramers(configuration.framers, flow: self)
-        inboundFramers = peer.framers?.hosts ?? []
+        inboundLayers = peer.framers?.hosts ?? []
     }
 
     deinit {

@@ -81,6 +81,13 @@ package struct FlowConfiguration: Sendable {
     package var prohibitConstrained = false
     /// Framers over the transport (and TLS), the top one first; empty for none.
     package var framers: [any HostedFramerFactory] = []
+    /// WebSocket over the transport (and TLS), nil for none.
+    package var webSocket: WebSocketConfiguration? {
+        get { webSocketBox?.value }
+        set { webSocketBox = newValue.map(Box.init) }
+    }
+    /// The flow carries whole messages with per-message metadata over a stream (framers, WebSocket).
+    package var carriesFramedMessages: Bool { !framers.isEmpty || webSocketBox != nil }
     /// TLS over the transport (TCP only for now), nil for none.
     package var tls: FlowTLSConfiguration? {
         get { tlsBox?.value }
@@ -91,6 +98,7 @@ package struct FlowConfiguration: Sendable {
     // would add ~170 bytes to every copy of the configuration, including the one each
     // connection keeps until it is ready.
     private var tlsBox: Box<FlowTLSConfiguration>?
+    private var webSocketBox: Box<WebSocketConfiguration>?
     private var localTargetBox: Box<FlowTarget>?
     private var addressLookupBox: Box<any AddressLookup>?
     /// Happy Eyeballs' connection attempt delay: how long an attempt runs alone before the next

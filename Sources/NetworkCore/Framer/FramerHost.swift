@@ -330,3 +330,10 @@ private struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+extension FramerHost: InboundStackLayer {
+    /// Starts the framer of an inbound connection; ready when the framer is.
+    package func startLayer() -> EventLoopFuture<StackLayerFacts> {
+        start().map { StackLayerFacts() }
+    }
+}

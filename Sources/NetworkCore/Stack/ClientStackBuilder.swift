@@ -96,7 +96,7 @@ struct ClientStackBuilder: Sendable {
         // Plain TCP connects its own socket, so the flow learns the descriptor and may write to
         // it from the sender's thread (`DirectSocket`); TLS and proxied stacks write through
         // their handlers on the loop, and UNIX-domain sockets keep NIO's connect.
-        let ownsConnect = configuration.tls == nil && proxy == nil && configuration.framers.isEmpty
+        let ownsConnect = configuration.tls == nil && proxy == nil && !configuration.carriesFramedMessages
             && attempt.address.protocol != .unix
         if ownsConnect {
             // NIO's bootstrap turns Nagle off by default: carry the flow's choice over.
@@ -105,7 +105,7 @@ struct ClientStackBuilder: Sendable {
             bootstrap = bootstrap.applying(settings)
             if let local { bootstrap = bootstrap.bind(to: local) }
         }
-        let framed = !configuration.framers.isEmpty
+        let framed = configuration.carriesFramedMessages
         bootstrap = bootstrap.channelInitializer { channel in
             attempt.channel = channel
             guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
@@ -173,7 +173,35 @@ struct ClientStackBuilder: Sendable {
                 ? DTLSStack.startClient(ByteBuffer.self, on: channel, settings: settings, hostName: hostName)
                 : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
         }
+        if let webSocket = configuration.webSocket { return withWebSocket(secure, webSocket, attempt: attempt) }
         return framed ? withFramers(secure) : secure
+    }
+
+    /// The WebSocket layer over everything below it: the attempt is up when the server accepted
+    /// the upgrade. A refused or invalid upgrade fails the connection for good (the peer was
+    /// reached, and its protocol said no), as a framer's `markFailed` does.
+    private func withWebSocket(
+        _ connected: EventLoopFuture<Channel>, _ webSocket: WebSocketConfiguration, attempt: ConnectionAttempt
+    ) -> EventLoopFuture<Channel> {
+        let flow = self.flow
+        let host = webSocket.hostHeader ?? configuration.target.hostHeader
+        return connected.flatMap { channel in
+            do {
+                let flowHandler = try channel.pipeline.syncOperations.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
+                return WebSocketStack.startClient(on: channel, before: flowHandler, configuration: webSocket, host: host)
+                    .map { facts in
+                        attempt.webSocketFacts = facts
+                        return channel
+                    }.flatMapErrorThrowing { error in
+                        channel.close(promise: nil)
+                        if let flow, flow.eventLoop.inEventLoop { flow.setup?.framerFailure = FlowError(error) }
+                        throw error
+                    }
+            } catch {
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
     }
 
     /// The framers of the stack, over everything below them (TCP or UDP, a proxy's tunnel, TLS): each
