@@ -33,6 +33,8 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
     /// pipeline, and the flow takes messages only once it owns the channel. They are handled at
     /// the flow's first read after `release`.
     private var held: [WebSocketFrame]?
+    /// A decoder error among the held frames (it comes after them).
+    private var heldFailure: WebSocketFailure?
     private var released = false
 
     /// `held`: frames wait for `release()` and a read (right after an upgrade).
@@ -54,6 +56,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         if released, let frames = held {
             held = nil
             for frame in frames { handle(frame, context: context) }
+            if let heldFailure { fail(heldFailure, context: context) }
         }
         context.read()
     }
@@ -104,7 +107,13 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // The frame decoder's errors: a frame over the size bound, a malformed control frame.
         if let error = error as? NIOWebSocketError {
-            fail(error == .invalidFrameLength ? .messageTooBig : .protocolError, context: context)
+            let failure: WebSocketFailure = error == .invalidFrameLength ? .messageTooBig : .protocolError
+            // Nothing may be written yet while frames are held (see `held`).
+            if held != nil {
+                heldFailure = heldFailure ?? failure
+            } else {
+                fail(failure, context: context)
+            }
             return
         }
         context.fireErrorCaught(error)
@@ -133,7 +142,9 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         // Without WebSocket metadata a message is binary.
         let kind = info?.kind ?? sendingFragmentsOf ?? .binary
         guard closing.canSend else {
-            // After our close, or the handshake's end, nothing more goes out.
+            // After our close, or the handshake's end, nothing more goes out; a close sent in
+            // answer to the peer's (already answered) is not an error.
+            if kind == .close { return promise?.succeed() ?? () }
             info?.pongHandler?(.posix(ENOTCONN))
             promise?.fail(FlowError.posix(ENOTCONN))
             return
