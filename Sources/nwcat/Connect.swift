@@ -17,14 +17,23 @@ struct Connect: ParsableCommand {
 
             A connection that cannot be established (refused, no route, unknown host) is a \
             failure: nwcat does not wait for the network to change as an app would.
+
+            With --ws URL (instead of HOST PORT), nwcat speaks WebSocket to a ws:// or wss:// \
+            URL: each chunk read from standard input (a line, at a terminal) is one message, \
+            text when it is UTF-8 and binary otherwise; each message received is printed (a \
+            text message followed by a line break). When standard input ends, nwcat closes \
+            with code 1000 and exits once the server has answered the close.
             """
     )
 
     @Argument(help: "Host name or IP address (an IPv6 literal may carry %interface).")
-    var host: String
+    var host: String?
 
     @Argument(help: "Port number or service name (e.g. 80 or http).")
-    var port: String
+    var port: String?
+
+    @Option(name: .customLong("ws"), help: "Connect to this WebSocket URL (ws:// or wss://) instead of HOST PORT.")
+    var webSocketURL: String?
 
     @OptionGroup var options: CommonOptions
 
@@ -44,16 +53,33 @@ struct Connect: ParsableCommand {
     var ipv6 = false
 
     func validate() throws {
-        guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
+        if let webSocketURL {
+            guard host == nil && port == nil else { throw ValidationError("--ws URL replaces HOST PORT") }
+            guard WebSocketMessages.url(webSocketURL) != nil else {
+                throw ValidationError("'\(webSocketURL)' is not a ws:// or wss:// URL with a host")
+            }
+            if options.udp || tlsOptions.dtls { throw ValidationError("--ws runs over TCP (or TLS), not UDP") }
+        } else {
+            guard let host, !host.isEmpty, let port else { throw ValidationError("connect needs HOST PORT, or --ws URL") }
+            guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
+        }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
-        try tlsOptions.validate(udp: options.udp, listening: false)
+        try transportSecurity.validate(udp: options.udp, listening: false)
         if ipv4 && ipv6 { throw ValidationError("--ipv4 and --ipv6 exclude each other") }
         try establishmentOptions.validate(udp: options.udp || tlsOptions.dtls)
     }
 
-    /// The parameters from the TLS/UDP flags, restricted to one IP version if asked.
+    /// The TLS options, with TLS on for a wss:// URL (which never goes out in plaintext).
+    private var transportSecurity: TLSOptions {
+        var security = tlsOptions
+        if let webSocketURL, WebSocketMessages.url(webSocketURL)?.scheme?.lowercased() == "wss" { security.tls = true }
+        return security
+    }
+
+    /// The parameters from the TLS/UDP/WebSocket flags, restricted to one IP version if asked.
     private func parameters() throws -> NWParameters {
-        let parameters = try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls)
+        let parameters = try transportSecurity.parameters(udp: options.udp || tlsOptions.dtls)
+        if webSocketURL != nil { WebSocketMessages.add(to: parameters) }
         if ipv4 || ipv6, let ip = parameters.defaultProtocolStack.internetProtocol as? NWProtocolIP.Options {
             ip.version = ipv4 ? .v4 : .v6
         }
@@ -65,9 +91,17 @@ struct Connect: ParsableCommand {
 
     func run() throws {
         LogSetup.bootstrap(verbosity: options.verbosity)
+        let endpoint: NWEndpoint
+        if let webSocketURL, let url = WebSocketMessages.url(webSocketURL) {
+            endpoint = .url(url)
+        } else if let host, let port = port.flatMap(parsePort) {
+            endpoint = .hostPort(host: NWEndpoint.Host(host), port: port)
+        } else {
+            throw ValidationError("connect needs HOST PORT, or --ws URL")
+        }
         let session = ConnectSession(
-            host: NWEndpoint.Host(host), port: parsePort(port)!, parameters: try parameters(),
-            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, udpWait: wait,
+            endpoint: endpoint, parameters: try parameters(), udp: options.udp || tlsOptions.dtls,
+            webSocket: webSocketURL != nil, verbose: options.verbose, udpWait: wait,
             waitsForNetwork: establishmentOptions.waitForNetwork)
         let code = session.run()
         if code != 0 { throw ExitCode(code) }
@@ -80,6 +114,8 @@ final class ConnectSession: @unchecked Sendable {
     private let queue = DispatchQueue(label: "nwcat.connect")
     private let connection: NWConnection
     private let udp: Bool
+    /// WebSocket mode: messages both ways, a close at the end of input.
+    private let webSocket: Bool
     private let verbose: Bool
     private let udpWait: Double
     private let waitsForNetwork: Bool
@@ -91,14 +127,15 @@ final class ConnectSession: @unchecked Sendable {
     private var exitCode: Int32 = 0
 
     init(
-        host: NWEndpoint.Host, port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, udpWait: Double,
+        endpoint: NWEndpoint, parameters: NWParameters, udp: Bool, webSocket: Bool = false, verbose: Bool, udpWait: Double,
         waitsForNetwork: Bool = false
     ) {
         self.udp = udp
+        self.webSocket = webSocket
         self.verbose = verbose
         self.udpWait = udpWait
         self.waitsForNetwork = waitsForNetwork
-        connection = NWConnection(host: host, port: port, using: parameters)
+        connection = NWConnection(to: endpoint, using: parameters)
     }
 
     func run() -> Int32 {
@@ -163,7 +200,17 @@ final class ConnectSession: @unchecked Sendable {
     // MARK: Network → standard output
 
     private func receiveNext() {
-        if udp {
+        if webSocket {
+            connection.receiveMessage { [self] data, context, _, error in
+                let metadata = WebSocketMessages.metadata(of: context)
+                if metadata?.opcode == .close {
+                    if verbose { Console.log("server closed the WebSocket: \(metadata.map { "\($0.closeCode)" } ?? "")") }
+                    if error == nil { return close(exitCode: 0) }
+                }
+                if let data { WebSocketMessages.output(data, metadata: metadata) }
+                received(nil, endOfStream: false, error: error)
+            }
+        } else if udp {
             connection.receiveMessage { [self] data, _, _, error in
                 received(data, endOfStream: false, error: error)
             }
@@ -192,13 +239,21 @@ final class ConnectSession: @unchecked Sendable {
     private func forward(_ data: Data?, done: @escaping @Sendable () -> Void) {
         guard !closing else { return }  // leave the reader parked; the process is ending
         if let data {
-            connection.send(content: data, completion: .contentProcessed { [self] error in
+            let context = webSocket ? WebSocketMessages.context(for: data) : .defaultMessage
+            connection.send(content: data, contentContext: context, completion: .contentProcessed { [self] error in
                 if let error { fail(error) } else { done() }
             })
             return
         }
         if verbose { Console.log("end of input") }
-        if udp {
+        if webSocket {
+            // Close with 1000; the server's answering close ends the session (or, failing
+            // that, the wait).
+            connection.send(content: nil, contentContext: WebSocketMessages.closeContext, completion: .contentProcessed { [self] error in
+                if let error { fail(error) }
+            })
+            queue.asyncAfter(deadline: .now() + max(udpWait, 5)) { [self] in close(exitCode: 0) }
+        } else if udp {
             queue.asyncAfter(deadline: .now() + udpWait) { [self] in close(exitCode: 0) }
         } else {
             // Final message: TCP FIN. Keep receiving until the peer closes as well.

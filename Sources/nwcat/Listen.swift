@@ -20,6 +20,11 @@ struct Listen: ParsableCommand {
             SHA-256 pin to standard error; clients trust it with `nwcat connect --tls --pin PIN`. \
             The private key stays in memory and is never printed.
 
+            With --ws, connections speak WebSocket (over TCP, or TLS with --tls): each chunk of \
+            standard input is one message (text when it is UTF-8, binary otherwise), each message \
+            received is printed, --echo sends each message back with its kind, and the end of \
+            standard input closes the most recent connection with code 1000.
+
             nwcat keeps listening until interrupted (SIGINT or SIGTERM), then cancels the \
             listener and every connection and exits 0.
             """
@@ -35,8 +40,12 @@ struct Listen: ParsableCommand {
     @Flag(help: "Echo received data back to its sender.")
     var echo = false
 
+    @Flag(name: .customLong("ws"), help: "Accept WebSocket connections (over TCP, or TLS with --tls).")
+    var webSocket = false
+
     func validate() throws {
         try tlsOptions.validate(udp: options.udp, listening: true)
+        if webSocket && (options.udp || tlsOptions.dtls) { throw ValidationError("--ws runs over TCP (or TLS), not UDP") }
         guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
     }
 
@@ -44,9 +53,10 @@ struct Listen: ParsableCommand {
         LogSetup.bootstrap(verbosity: options.verbosity)
         let parameters = try tlsOptions.parameters(udp: options.udp || tlsOptions.dtls, listening: true)
         options.apply(to: parameters)
+        if webSocket { WebSocketMessages.add(to: parameters) }
         let session = ListenSession(
             port: parsePort(port)!, parameters: parameters,
-            udp: options.udp || tlsOptions.dtls, verbose: options.verbose, echo: echo)
+            udp: options.udp || tlsOptions.dtls, webSocket: webSocket, verbose: options.verbose, echo: echo)
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
@@ -57,6 +67,8 @@ final class ListenSession: @unchecked Sendable {
     private let queue = DispatchQueue(label: "nwcat.listen")
     private let requestedPort: NWEndpoint.Port
     private let udp: Bool
+    /// WebSocket mode: messages both ways, a close at the end of input.
+    private let webSocket: Bool
     private let verbose: Bool
     private let echo: Bool
     private let latch = ExitLatch()
@@ -76,10 +88,11 @@ final class ListenSession: @unchecked Sendable {
 
     private let parameters: NWParameters
 
-    init(port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, verbose: Bool, echo: Bool) {
+    init(port: NWEndpoint.Port, parameters: NWParameters, udp: Bool, webSocket: Bool = false, verbose: Bool, echo: Bool) {
         requestedPort = port
         self.parameters = parameters
         self.udp = udp
+        self.webSocket = webSocket
         self.verbose = verbose
         self.echo = echo
     }
@@ -165,7 +178,11 @@ final class ListenSession: @unchecked Sendable {
     }
 
     private func receiveNext(on connection: NWConnection) {
-        if udp {
+        if webSocket {
+            connection.receiveMessage { [self] data, context, _, error in
+                receivedMessage(data, context: context, error: error, on: connection)
+            }
+        } else if udp {
             connection.receiveMessage { [self] data, _, _, error in
                 received(data, endOfStream: false, error: error, on: connection)
             }
@@ -191,6 +208,26 @@ final class ListenSession: @unchecked Sendable {
         proceed(endOfStream: endOfStream, error: error, on: connection)
     }
 
+    /// A WebSocket message: printed, echoed with its kind (the next receive waits for the echo,
+    /// as above); a close ends the connection (the stack has answered it).
+    private func receivedMessage(_ data: Data?, context: NWConnection.ContentContext?, error: NWError?, on connection: NWConnection) {
+        let metadata = WebSocketMessages.metadata(of: context)
+        if metadata?.opcode == .close {
+            if verbose { Console.log("peer closed the WebSocket: \(metadata.map { "\($0.closeCode)" } ?? "")") }
+            ended.insert(ObjectIdentifier(connection))
+            connection.cancel()
+            return
+        }
+        guard let data, !data.isEmpty else { return proceed(endOfStream: false, error: error, on: connection) }
+        WebSocketMessages.output(data, metadata: metadata)
+        guard echo else { return proceed(endOfStream: false, error: error, on: connection) }
+        let kind = NWProtocolWebSocket.Metadata(opcode: metadata?.opcode ?? .binary)
+        let echoContext = NWConnection.ContentContext(identifier: "nwcat-echo", metadata: [kind])
+        connection.send(content: data, contentContext: echoContext, completion: .contentProcessed { [self] _ in
+            proceed(endOfStream: false, error: error, on: connection)
+        })
+    }
+
     /// What follows a receive (and its echo): the next receive, or the end of the connection.
     private func proceed(endOfStream: Bool, error: NWError?, on connection: NWConnection) {
         guard connections[ObjectIdentifier(connection)] != nil, !stopping else { return }
@@ -214,7 +251,9 @@ final class ListenSession: @unchecked Sendable {
         guard !stopping else { return }
         guard let data else {
             if verbose { Console.log("end of input") }
-            if let current, !udp {
+            if let current, webSocket {
+                current.send(content: nil, contentContext: WebSocketMessages.closeContext, completion: .contentProcessed { _ in })
+            } else if let current, !udp {
                 current.send(content: nil, contentContext: .finalMessage, isComplete: true,
                              completion: .contentProcessed { _ in })
             }
@@ -225,7 +264,8 @@ final class ListenSession: @unchecked Sendable {
             pendingInput = (data, done)  // the reader waits until a connection is ready
             return
         }
-        current.send(content: data, completion: .contentProcessed { _ in done() })
+        let context = webSocket ? WebSocketMessages.context(for: data) : .defaultMessage
+        current.send(content: data, contentContext: context, completion: .contentProcessed { _ in done() })
     }
 
     private func flushPendingInput() {
