@@ -25,17 +25,18 @@ struct HappyEyeballsEndToEndTests {
             port: Int, ipv6: [SocketAddress], ipv4: [SocketAddress], attemptDelay: TimeAmount = .milliseconds(250),
             tls: FlowTLSConfiguration? = nil, aaaaLag: Int? = nil
         ) {
+            // The race's loop, chosen here so that the late answer below is timed on it too.
+            let loop = Engine.nextEventLoop()
             var configuration = FlowConfiguration(target: .hostPort(host: "racer.test", port: port, interfaceName: nil))
             configuration.connectionAttemptDelay = attemptDelay
             configuration.tls = tls
             configuration.addressLookup = ScriptedAddressLookup { _, _, sink in
                 if let aaaaLag {
                     sink.answered(.ipv4, ipv4)
-                    // The late answer is timed on the race's own event loop (the lookup starts
-                    // there), as the resolution delay is: a timer on Dispatch's global queues
-                    // shares its threads with the test pool's and can fire tens of ms late when
-                    // the machine is busy.
-                    let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
+                    // The late answer is timed on the race's own event loop, as the resolution
+                    // delay is: the loop runs due timers in deadline order, so however late a
+                    // busy machine runs them, a lag under the delay still comes first (a timer
+                    // on another thread was seen to lose to the delay under load).
                     loop.scheduleTask(in: .milliseconds(Int64(aaaaLag))) {
                         sink.answered(.ipv6, ipv6)
                         sink.finished()
@@ -46,7 +47,7 @@ struct HappyEyeballsEndToEndTests {
                 sink.answered(.ipv4, ipv4)
                 sink.finished()
             }
-            flow = Flow(configuration: configuration)
+            flow = Flow(configuration: configuration, eventLoop: loop)
             let states = self.states
             flow.observe { states.append($0) }
         }
