@@ -183,24 +183,10 @@ struct ClientStackBuilder: Sendable {
     private func withWebSocket(
         _ connected: EventLoopFuture<Channel>, _ webSocket: WebSocketConfiguration, attempt: ConnectionAttempt
     ) -> EventLoopFuture<Channel> {
-        let flow = self.flow
         let host = webSocket.hostHeader ?? configuration.target.hostHeader
-        return connected.flatMap { channel in
-            do {
-                let flowHandler = try channel.pipeline.syncOperations.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
-                return WebSocketStack.startClient(on: channel, before: flowHandler, configuration: webSocket, host: host)
-                    .map { facts in
-                        attempt.webSocketFacts = facts
-                        return channel
-                    }.flatMapErrorThrowing { error in
-                        channel.close(promise: nil)
-                        if let flow, flow.eventLoop.inEventLoop { flow.setup?.framerFailure = FlowError(error) }
-                        throw error
-                    }
-            } catch {
-                channel.close(promise: nil)
-                return channel.eventLoop.makeFailedFuture(error)
-            }
+        return withLayer(connected) { channel, _, flowHandler in
+            WebSocketStack.startClient(on: channel, before: flowHandler, configuration: webSocket, host: host)
+                .map { facts in attempt.webSocketFacts = facts }
         }
     }
 
@@ -209,21 +195,36 @@ struct ClientStackBuilder: Sendable {
     /// attempt is up when every framer is ready. A framer that fails closes the socket.
     private func withFramers(_ connected: EventLoopFuture<Channel>, datagrams: Bool = false) -> EventLoopFuture<Channel> {
         let framers = configuration.framers
+        return withLayer(connected) { channel, pipeline, flowHandler in
+            // Over UDP and DTLS, each datagram's (decrypted) bytes are the framer's input.
+            if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .before(flowHandler)) }
+            // Bottom first: the last framer listed sits right over the transport.
+            let hosts = framers.reversed().map {
+                FramerHost(factory: $0, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
+            }
+            for handler in FramerHandler.stack(hosts) {
+                try pipeline.addHandler(handler, position: .before(flowHandler))
+            }
+            return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
+        }
+    }
+
+    /// A message layer over everything below it (framers, WebSocket), put in right under the
+    /// flow's handler by `start`; the attempt is up when `start`'s future succeeds. A layer that
+    /// fails closes the socket and fails the connection for good (`FlowSetup.framerFailure`: the
+    /// peer was reached, and its protocol said no).
+    private func withLayer(
+        _ connected: EventLoopFuture<Channel>,
+        _ start: @escaping @Sendable (
+            Channel, ChannelPipeline.SynchronousOperations, FlowChannelHandler<FramedMessage, OwningFlowLink>
+        ) throws -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<Channel> {
         let flow = self.flow
         return connected.flatMap { channel in
             let pipeline = channel.pipeline.syncOperations
             do {
                 let flowHandler = try pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self)
-                // Over UDP and DTLS, each datagram's (decrypted) bytes are the framer's input.
-                if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .before(flowHandler)) }
-                // Bottom first: the last framer listed sits right over the transport.
-                let hosts = framers.reversed().map {
-                    FramerHost(factory: $0, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
-                }
-                for handler in FramerHandler.stack(hosts) {
-                    try pipeline.addHandler(handler, position: .before(flowHandler))
-                }
-                return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
+                return try start(channel, pipeline, flowHandler)
                     .map { channel }
                     .flatMapErrorThrowing { error in
                         channel.close(promise: nil)
