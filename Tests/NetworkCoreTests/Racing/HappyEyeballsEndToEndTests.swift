@@ -20,7 +20,7 @@ struct HappyEyeballsEndToEndTests {
         let states = Recorder<FlowConnectionState>()
 
         /// `aaaaLag`, when given, turns the order around: the A answer comes first and the AAAA
-        /// answer that much later.
+        /// answer that much later (0: right behind it).
         init(
             port: Int, ipv6: [SocketAddress], ipv4: [SocketAddress], attemptDelay: TimeAmount = .milliseconds(250),
             tls: FlowTLSConfiguration? = nil, aaaaLag: Int? = nil
@@ -31,6 +31,15 @@ struct HappyEyeballsEndToEndTests {
             configuration.connectionAttemptDelay = attemptDelay
             configuration.tls = tls
             configuration.addressLookup = ScriptedAddressLookup { _, _, sink in
+                if aaaaLag == 0 {
+                    // Right behind the A answer: both reach the race's loop in one batch of
+                    // tasks, so no timer (the resolution delay) can run between them however
+                    // busy the machine is; IPv4 must still not have started on the A answer.
+                    sink.answered(.ipv4, ipv4)
+                    sink.answered(.ipv6, ipv6)
+                    sink.finished()
+                    return
+                }
                 if let aaaaLag {
                     sink.answered(.ipv4, ipv4)
                     // The late answer is timed on the race's own event loop, as the resolution
@@ -229,14 +238,19 @@ struct HappyEyeballsEndToEndTests {
         let ipv6 = try SocketAddress(ipAddress: "::1", port: port)
         let ipv4 = try SocketAddress(ipAddress: "127.0.0.1", port: port)
 
-        let prompt = Race(port: port, ipv6: [ipv6], ipv4: [ipv4], aaaaLag: 10)
+        // The AAAA answer right behind the A answer. (A lag timed on a timer, 10 ms, lost to the
+        // 50 ms delay in a CI run with hundreds of tests in parallel: the loop stalled past both
+        // deadlines and the answer's hop onto it came after the delay's timer. The racer's unit
+        // tests time the delay exactly on a fake clock; here the point is that an A answer alone
+        // does not start IPv4.)
+        let prompt = Race(port: port, ipv6: [ipv6], ipv4: [ipv4], aaaaLag: 0)
         let promptTime = try await prompt.run()
-        #expect(try await prompt.remoteAddress == ipv6, "AAAA 10 ms after A is within the resolution delay")
+        #expect(try await prompt.remoteAddress == ipv6, "AAAA right after A is within the resolution delay")
         try await prompt.cancel()
 
         let slow = Race(port: port, ipv6: [ipv6], ipv4: [ipv4], aaaaLag: 400)
         let slowTime = try await slow.run()
-        print("HappyEyeballs resolution delay: AAAA +10 ms → ready via IPv6 in \(Self.milliseconds(promptTime)) ms; AAAA +400 ms → ready via IPv4 in \(Self.milliseconds(slowTime)) ms")
+        print("HappyEyeballs resolution delay: AAAA right after A → ready via IPv6 in \(Self.milliseconds(promptTime)) ms; AAAA +400 ms → ready via IPv4 in \(Self.milliseconds(slowTime)) ms")
         #expect(try await slow.remoteAddress == ipv4, "IPv4 goes ahead once the resolution delay is over")
         // When IPv4's attempt began, not when it connected (a loaded machine can slow the
         // connect, not the decision): once the delay ran out, before the AAAA answer came (it
@@ -256,11 +270,18 @@ struct HappyEyeballsEndToEndTests {
         // With a 2 s attempt delay, only the skip can bring IPv4 in early.
         let race = Race(port: namespace.port, ipv6: [namespace.ipv6], ipv4: [namespace.ipv4], attemptDelay: .seconds(2))
         let flow = race.flow
+        let port = namespace.port
         let engine = try await race.run {
-            await pause(milliseconds: 50)
+            // Skip once the IPv6 attempt is sending SYNs into the blackhole. (A fixed 50 ms pause
+            // was seen to skip before a busy machine had even started the attempt: nothing to
+            // skip, and IPv4 came after the full 2 s.)
+            let deadline = Date().addingTimeInterval(5)
+            while !Self.ourSockets(toPort: port).contains(0x02) && Date() < deadline {
+                await pause(milliseconds: 5)
+            }
             flow.cancelCurrentEndpoint()
         }
-        print("HappyEyeballs skip: IPv6 abandoned after 50 ms, time-to-ready \(Self.milliseconds(engine)) ms")
+        print("HappyEyeballs skip: IPv6 abandoned once its SYN was out, time-to-ready \(Self.milliseconds(engine)) ms")
         #expect(try await race.remoteAddress == namespace.ipv4)
         // Well before the 2 s attempt delay. (No lower bound: the engine's clock starts when the
         // flow's loop runs `start`, which on a busy machine can be later than the pause began.)
