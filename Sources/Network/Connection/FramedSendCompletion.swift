@@ -23,6 +23,9 @@ struct FramedSendCompletion: FlowDatagramCompletion {
     }
 
     func deliver(_ batch: FlowDatagramCompletions) {
-        connection.deliver { batch.runAsCallback() }
+        // As one callback of the connection's flow, announced (see `Flow.callbackQueued`).
+        let flow = connection.flow
+        flow.callbackQueued()
+        connection.deliver { flow.runCallback(queued: true) { batch.runAll() } }
     }
 }

@@ -22,7 +22,8 @@ extension NWConnection {
                 let flow = self.flow
                 let (data, context, isComplete, error) = NWConnection.translate(
                     outcome, isDatagram: flow.transportKind == .udp)
-                self.deliver { flow.runCallback { completion(data, context, isComplete, error) } }
+                flow.callbackQueued()
+                self.deliver { flow.runCallback(queued: true) { completion(data, context, isComplete, error) } }
             })
     }
 

@@ -312,7 +312,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
 
     // MARK: - Delivery
 
-    func withDelivery<Result: Sendable>(_ body: (inout CallbackDelivery) -> Result) -> Result {
+    func withDelivery(_ body: (inout CallbackDelivery) -> Void) {
         shared.withLock { body(&$0.delivery) }
     }
 

@@ -184,7 +184,7 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
 
     // MARK: - Delivery
 
-    func withDelivery<Result: Sendable>(_ body: (inout CallbackDelivery) -> Result) -> Result {
+    func withDelivery(_ body: (inout CallbackDelivery) -> Void) {
         shared.withLock { body(&$0.delivery) }
     }
 

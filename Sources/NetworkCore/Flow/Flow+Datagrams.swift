@@ -124,8 +124,11 @@ extension Flow {
         if case .shared(let peer) = transport {
             // (Through the peer's framers, if it has some.)
             peer.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+        } else if let topFramer {
+            // The framer below turns the message into bytes (in a direct call).
+            topFramer.send(FramedMessage(bytes: datagram, metadata: message), promise: promise)
         } else if isFramed {
-            // The framer below turns the message into bytes.
+            // The layer below (WebSocket) takes the message.
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
         } else {
             channel.write(datagram, promise: promise)

@@ -197,6 +197,11 @@ extension Flow {
         switch result {
         case .success(let channel):
             transport = .owned(channel)
+            if isFramed {
+                topFramer = try? channel.pipeline.syncOperations.handler(
+                    type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self
+                ).topFramer
+            }
             if EngineTuning.directIO, let descriptor = attempt.winnerDescriptor, channel.isActive,
                 let socket = DirectSocket(duplicating: descriptor)
             {

@@ -81,6 +81,10 @@ package final class Flow: @unchecked Sendable {
     /// Framers run above the transport (`FlowConfiguration.framers`): the flow carries whole
     /// messages with their framer metadata, whatever the transport.
     package let isFramed: Bool
+    /// The top framer of the owned channel's stack, which takes the flow's messages directly
+    /// (`FramerHandler.join`); nil when the stack's top is not a framer (WebSocket), or a
+    /// datagram listener's peer.
+    var topFramer: FramerHandler?
     // Loop-only flags.
     var needsFlush = false
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
@@ -172,11 +176,17 @@ package final class Flow: @unchecked Sendable {
                     try WebSocketStack.addServer(to: channel, configuration: webSocket, handshakeTimeout: handshakeTimeout))
             }
             let framers = configuration.framers.reversed().map { FramerHost(factory: $0, eventLoop: channel.eventLoop) }
-            for handler in FramerHandler.stack(framers, startsAtOnce: false) {
+            let handlers = FramerHandler.stack(framers, startsAtOnce: false)
+            for handler in handlers {
                 try channel.pipeline.syncOperations.addHandler(handler)
             }
             flow.inboundLayers.append(contentsOf: framers as [any InboundStackLayer])
-            try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow))
+            let flowHandler = FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow)
+            try channel.pipeline.syncOperations.addHandler(flowHandler)
+            if let top = handlers.last {
+                FramerHandler.join(top: top, to: flowHandler)
+                flow.topFramer = top
+            }
         } else {
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))
         }
@@ -325,10 +335,24 @@ package final class Flow: @unchecked Sendable {
     /// receive handler that sends the next request and receives again costs one wake-up (and on
     /// a shared CPU one context switch) instead of two. Same rule as send completions
     /// (`SendCompletionTicket`, `FlowInbox`).
-    package func runCallback(_ body: () -> Void) {
-        mailbox.handlerStarts(early: false)
+    /// `queued`: the callback was announced with `callbackQueued()` when it was handed to the
+    /// queue.
+    package func runCallback(queued: Bool = false, _ body: () -> Void) {
+        mailbox.handlerStarts(early: queued)
         body()
         if mailbox.handlerEnded() { wakeLoop() }
+    }
+
+    /// A callback of this flow is on its way to the application's queue, to be run with
+    /// `runCallback(queued: true)`: until it has run, a callback before it that ends does not wake
+    /// the loop for what it issued (the next one may issue more, and the last one wakes it for
+    /// all). The callbacks of one read (messages, datagrams) then cost one wake-up of the loop,
+    /// not one each: on a shared CPU each wake-up let the loop preempt the queue and take a
+    /// single send. Call it exactly once per such callback, on any thread: a callback announced
+    /// and never run would hold the loop's wake-up back (for at most `FlowInbox.maxChain`
+    /// callbacks in a row).
+    package func callbackQueued() {
+        mailbox.handlerQueued()
     }
 
     /// See `SendCompletionTicket.run`.

@@ -9,6 +9,9 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
     typealias InboundIn = Message
 
     private var link: Link
+    /// The framer right below, when the top of the stack is one (`FramerHandler.join`): the
+    /// flow writes its messages to it directly.
+    private(set) var topFramer: FramerHandler?
 
     init(flow: Flow) {
         self.link = Link(flow)
@@ -17,7 +20,13 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
     private var flow: Flow? { link.flow }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        topFramer = nil
         link.release()
+    }
+
+    /// See `topFramer`.
+    func joinTopFramer(_ framer: FramerHandler) {
+        topFramer = framer
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -50,6 +59,20 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         flow?.errorCaught(context: context, error: error)
+    }
+}
+
+/// Where the top framer of a flow's pipeline hands its messages: the flow's handler, called
+/// directly rather than through the pipeline (which would box every message in a `NIOAny` and
+/// cast it back: two allocations and a dynamic cast per message, measured at about 12 % of a
+/// framed-message client's retains and releases).
+protocol FramedMessageReceiver: AnyObject {
+    func receive(framed message: FramedMessage, channel: Channel)
+}
+
+extension FlowChannelHandler: FramedMessageReceiver where Message == FramedMessage {
+    func receive(framed message: FramedMessage, channel: Channel) {
+        flow?.transportReadMessage(message, channel: channel)
     }
 }
 

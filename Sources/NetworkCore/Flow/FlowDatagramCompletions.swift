@@ -39,13 +39,6 @@ package struct FlowDatagramCompletions: Sendable {
         }
     }
 
-    /// Runs every completion, in order, as one of the application's callbacks for the flow: sends
-    /// they make wake its event loop once, after the last (`Flow.runCallback`).
-    package func runAsCallback() {
-        guard let flow else { return runAll() }
-        flow.runCallback { runAll() }
-    }
-
     /// Hands the batch on through its first completion (all belong to one flow).
     func deliver() {
         guard let first = entries[segment.range].firstIndex(where: { $0.completion != nil }) else { return }

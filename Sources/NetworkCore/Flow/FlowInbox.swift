@@ -109,7 +109,14 @@ package struct FlowInbox<Operation> {
         return claimWake()
     }
 
-    /// A send completion's handler is about to run; `early` if its send completed at once.
+    /// A handler was queued that will start with `handlerStarts(early: true)`, as the handler of
+    /// a send that completed at once is (`Flow.callbackQueued`).
+    package mutating func handlerQueued() {
+        earlyHandlersQueued += 1
+    }
+
+    /// A send completion's handler is about to run; `early` if its send completed at once (or
+    /// was announced with `handlerQueued`).
     package mutating func handlerStarts(early: Bool) {
         runningHandlers += 1
         if early { earlyHandlersQueued = max(0, earlyHandlersQueued - 1) }

@@ -163,6 +163,11 @@ struct FlowMailbox: ~Copyable {
         inbox.withLock { $0.endBatch() }
     }
 
+    /// See `Flow.callbackQueued`.
+    func handlerQueued() {
+        inbox.withLock { $0.handlerQueued() }
+    }
+
     func handlerStarts(early: Bool) {
         inbox.withLock { $0.handlerStarts(early: early) }
     }

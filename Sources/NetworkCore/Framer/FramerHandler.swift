@@ -25,6 +25,9 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     private let framerAbove: Bool
     private let framerBelow: Bool
     private var context: ChannelHandlerContext?
+    /// The flow's handler right above, when this is the top framer (`join`): messages go to it
+    /// in a direct call, not through the pipeline.
+    private var receiver: (any FramedMessageReceiver)?
 
     init(_ host: FramerHost, startsAtOnce: Bool = true, framerAbove: Bool = false, framerBelow: Bool = false) {
         self.host = host
@@ -32,6 +35,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
         self.framerAbove = framerAbove
         self.framerBelow = framerBelow
         host.link = self
+        if !framerBelow { host.gatherOutputForByteStream() }
     }
 
     /// Handlers for `hosts` (bottom first), each knowing whether a framer is above or below it.
@@ -52,6 +56,21 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     func handlerRemoved(context: ChannelHandlerContext) {
         host.finish()
         self.context = nil
+        receiver = nil
+    }
+
+    /// Joins the top framer of a stack (added right below `flowHandler`, nothing between them)
+    /// and the flow's handler: messages pass between them in direct calls both ways. Other
+    /// events (read complete, errors, flushes, closes) still travel the pipeline, after the
+    /// messages they follow, as before.
+    static func join<Link>(top: FramerHandler, to flowHandler: FlowChannelHandler<FramedMessage, Link>) {
+        top.receiver = flowHandler
+        flowHandler.joinTopFramer(top)
+    }
+
+    /// A message from the flow (the direct way in; `write` is the pipeline's).
+    func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
+        host.send(message, promise: promise)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -83,7 +102,13 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
         host.send(Self.unwrapOutboundIn(data), promise: promise)
     }
 
+    func flush(context: ChannelHandlerContext) {
+        host.writeGathered()
+        context.flush()
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        host.writeGathered()
         if mode == .all { host.closing() }
         context.close(mode: mode, promise: promise)
     }
@@ -91,7 +116,12 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     // MARK: - FramerHostLink
 
     func framerHost(_ host: FramerHost, deliver message: FramedMessage) {
-        context?.fireChannelRead(framerAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
+        guard let context else { return }
+        if let receiver {
+            receiver.receive(framed: message, channel: context.channel)
+        } else {
+            context.fireChannelRead(framerAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
+        }
     }
 
     func framerHost(_ host: FramerHost, write bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {

@@ -39,6 +39,9 @@ package final class FramerHost: @unchecked Sendable {
     private var inOutput = false
     /// The current message is the last of its send (`parseOutput`'s `isComplete`).
     private var outputComplete = false
+    /// Completes when the gathered output (`FramerOutput.gathers`) has been written below: the
+    /// promises of the messages in it, chained.
+    private var gatheredPromise: EventLoopPromise<Void>?
     private var wakeup: Scheduled<Void>?
     private var stalledSince: NIODeadline?
 
@@ -103,6 +106,25 @@ package final class FramerHost: @unchecked Sendable {
         runInput()
     }
 
+    /// The link below takes a byte stream (not datagrams, not another framer's messages): the
+    /// framer's small writes are gathered until the link flushes (`writeGathered`).
+    package func gatherOutputForByteStream() {
+        guard !writesDatagrams else { return }
+        output = FramerOutput(gathers: true)
+    }
+
+    /// Writes what was gathered to the layer below (the link is about to flush or close).
+    package func writeGathered() {
+        guard let bytes = output.takeGathered() else { return }
+        let promise = gatheredPromise
+        gatheredPromise = nil
+        guard let link else {
+            promise?.fail(FlowError.posix(ENOTCONN))
+            return
+        }
+        link.framerHost(self, write: bytes, promise: promise)
+    }
+
     /// The layer below is gone: a framer not ready by now never will be.
     func transportClosed() {
         ready.fail(FlowError.posix(ECONNRESET))
@@ -116,6 +138,7 @@ package final class FramerHost: @unchecked Sendable {
             return
         }
         guard let framer, !passingOutputThrough else {
+            writeGathered()
             link?.framerHost(self, write: message.bytes, promise: promise)
             return
         }
@@ -134,12 +157,27 @@ package final class FramerHost: @unchecked Sendable {
         if dropped > 0 {
             NetworkLog.connection.debug("framer \(label) left \(dropped) bytes of a message unwritten (dropped)")
         }
+        if output.gatheredBytes > 0 {
+            // The message ends in the gathered run: done when that is written.
+            for bytes in written { link?.framerHost(self, write: bytes, promise: nil) }
+            chainToGathered(promise)
+            return
+        }
         guard let last = written.last else {
             promise?.succeed()
             return
         }
         for bytes in written.dropLast() { link?.framerHost(self, write: bytes, promise: nil) }
         link?.framerHost(self, write: last, promise: promise)
+    }
+
+    private func chainToGathered(_ promise: EventLoopPromise<Void>?) {
+        guard let promise else { return }
+        if let gatheredPromise {
+            gatheredPromise.futureResult.cascade(to: promise)
+        } else {
+            gatheredPromise = promise
+        }
     }
 
     /// The connection is closing: the framer's `stop`.
@@ -154,6 +192,9 @@ package final class FramerHost: @unchecked Sendable {
     package func finish() {
         wakeup?.cancel()
         wakeup = nil
+        _ = output.takeGathered()
+        gatheredPromise?.fail(FlowError.posix(ECANCELED))
+        gatheredPromise = nil
         if let framer {
             self.framer = nil
             framer.cleanup(self)
@@ -212,7 +253,11 @@ package final class FramerHost: @unchecked Sendable {
     /// handshake in `start`, a wake-up) it is written at once.
     package func writeOutput(_ data: Data) {
         guard !data.isEmpty else { return }
-        writeOutput(ByteBuffer(bytes: data))
+        if inOutput {
+            output.write(bytes: data)
+        } else {
+            writeOutput(ByteBuffer(bytes: data))
+        }
     }
 
     /// `writeOutput` for bytes already in a buffer (the built-in framers).
@@ -221,6 +266,7 @@ package final class FramerHost: @unchecked Sendable {
         if inOutput {
             output.write(bytes)
         } else if let link, failure == nil {
+            writeGathered()
             link.framerHost(self, write: bytes, promise: nil)
             link.framerHostFlush(self)
         }
@@ -318,6 +364,9 @@ package final class FramerHost: @unchecked Sendable {
         guard failure == nil else { return }
         let flowError = FlowError(error)
         failure = flowError
+        _ = output.takeGathered()
+        gatheredPromise?.fail(flowError)
+        gatheredPromise = nil
         NetworkLog.connection.debug("framer \(label) failed: \(flowError.logDescription)")
         ready.fail(flowError)
         link?.framerHost(self, failed: flowError)

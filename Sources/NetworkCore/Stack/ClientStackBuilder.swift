@@ -202,9 +202,11 @@ struct ClientStackBuilder: Sendable {
             let hosts = framers.reversed().map {
                 FramerHost(factory: $0, eventLoop: channel.eventLoop, writesDatagrams: datagrams)
             }
-            for handler in FramerHandler.stack(hosts) {
+            let handlers = FramerHandler.stack(hosts)
+            for handler in handlers {
                 try pipeline.addHandler(handler, position: .before(flowHandler))
             }
+            if let top = handlers.last { FramerHandler.join(top: top, to: flowHandler) }
             return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
         }
     }
