@@ -28,6 +28,7 @@ IMPL_LABEL = {
     "c-openssl": "C, OpenSSL (blocking sockets)",
     "c-s_time": "C, `openssl s_time -new`",
     "nio": "SwiftNIO",
+    "python-websockets": "python `websockets` (asyncio)",
     "nio-hop": "NIO event loop + Dispatch queue",
     "network": "Network (this package)",
 }
@@ -60,12 +61,28 @@ def scenarios(a):
               "16 in flight (Network: an NWProtocolFramer, 16 receives pending; NIO: a ByteToMessageDecoder / "
               "MessageToByteEncoder pair, answers flushed once per read)",
               "msgs/s", "higher", ["framed", "--size", "64", "--window", "16", "--batched", "1"] + timed, ["nio", "network"]))
+    s.append(("ws", "WebSocket binary messages (64-byte payload) echoed by a NIOWebSocket server (`nio-bench ws-server`, "
+              "the same for every client), 1 connection, 16 in flight (Network: NWProtocolWebSocket, 16 receives "
+              "pending; NIO: NIOWebSocket's client upgrader and frame codec, answers flushed once per read; python: "
+              "`websockets` asyncio client, no compression)",
+              "msgs/s", "higher", ["ws", "--size", "64", "--window", "16"] + timed, ["nio", "network", "python-websockets"]))
     s.append(("hop", "event loop → Dispatch queue → event loop, no I/O (one op = one round: the hop Apple's contract "
               "forces plus the hop back that a send from a callback makes)",
               "rounds/s", "higher", ["hop"] + timed, ["nio"]))
     s.append(("mem", f"resident memory per idle TCP connection, {a.mem_conns} connections", "B/conn", "lower",
               ["mem", "--conns", str(a.mem_conns), "--nports", "10"], ["c-blocking", "c-epoll", "nio", "network"]))
     return s
+
+
+# The WebSocket scenario's echo server listens here (relative to --port).
+WS_PORT_OFFSET = 400
+
+
+def command(impl):
+    """How to run one implementation's client."""
+    if impl == "python-websockets":
+        return [sys.executable, os.path.join(HERE, "scripts/ws_client.py")]
+    return [binary(impl)]
 
 
 def binary(impl):
@@ -146,11 +163,12 @@ def run_one(a, impl, name, args, client_pin):
                 r["server_handshakes"] = after_tls[0] - before_tls[0]
                 r["server_bytes"] = after_tls[1] - before_tls[1]
         return r, err
-    return run_cli(a, impl, name, args, client_pin)
+    port = a.port + WS_PORT_OFFSET if name == "ws" else a.port
+    return run_cli(a, impl, name, args, client_pin, port)
 
 
-def run_cli(a, impl, name, args, client_pin):
-    cmd = client_pin + [binary(impl)] + args + ["--port", str(a.port), "--name", name]
+def run_cli(a, impl, name, args, client_pin, port=None):
+    cmd = client_pin + command(impl) + args + ["--port", str(port or a.port), "--name", name]
     before = udp_stats(a.port) if name.startswith("udp") else None
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
@@ -231,6 +249,22 @@ def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
             server.terminate()
             sys.exit("TLS server did not start: " + tls_server.stderr.read())
 
+    # The WebSocket echo server (NIOWebSocket; same placement), only when the WebSocket scenario runs.
+    ws_server = None
+    if any(name == "ws" for name, *_ in wanted):
+        ws_server = subprocess.Popen(server_pin + [binary("nio"), "ws-server", "--port", str(a.port + WS_PORT_OFFSET)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", a.port + WS_PORT_OFFSET), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or ws_server.poll() is not None:
+                    server.terminate()
+                    sys.exit("WebSocket echo server did not start: " + (ws_server.stderr.read() if ws_server.poll() is not None else "timeout"))
+                time.sleep(0.1)
+
     try:
         for name, _, _, _, args, impls in wanted:
             reps = a.mem_reps if name == "mem" else reps_default
@@ -256,6 +290,9 @@ def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
         if tls_server is not None:
             tls_server.terminate()
             tls_server.wait()
+        if ws_server is not None:
+            ws_server.terminate()
+            ws_server.wait()
         if cert_dir is not None:
             shutil.rmtree(cert_dir, ignore_errors=True)
     return results, errors
@@ -389,6 +426,10 @@ def write_report(a, scen, by_pin, total):
         results = by_pin.get(pin, ({}, {}))[0]
         return ratio(median_of(results, name, "network"), median_of(results, name, "nio"))
 
+    def nw_python(pin, name):
+        results = by_pin.get(pin, ({}, {}))[0]
+        return ratio(median_of(results, name, "network"), median_of(results, name, "python-websockets"))
+
     def cpu_ratio(pin, name):
         results = by_pin.get(pin, ({}, {}))[0]
         return ratio(cpu_median(results, name, "network"), cpu_median(results, name, "nio"))
@@ -404,6 +445,10 @@ def write_report(a, scen, by_pin, total):
                             lambda r: r <= 1.5, "{:.2f}×"))
         targets.append((f"Framed messages, {where}: Network's NWProtocolFramer ≥ 0.8 × a NIO codec pair", nw_nio(pin, "framed"),
                         lambda r: r >= 0.8, "{:.2f}×"))
+        targets.append((f"WebSocket echo, {where}: Network's NWProtocolWebSocket ≥ 0.8 × NIOWebSocket", nw_nio(pin, "ws"),
+                        lambda r: r >= 0.8, "{:.2f}×"))
+        targets.append((f"WebSocket echo, {where}: Network ≥ 3 × python `websockets`", nw_python(pin, "ws"),
+                        lambda r: r >= 3, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: Network ≥ 0.95 × NIO", nw_nio(pin, "bulk"), lambda r: r >= 0.95, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: client CPU per MiB ≤ 1.3 × NIO's", cpu_ratio(pin, "bulk"), lambda r: r <= 1.3, "{:.2f}×"))
         for size in a.udp_sizes:

@@ -33,7 +33,7 @@ public struct Options: Sendable {
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|ws|ws-server|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2

@@ -24,6 +24,16 @@ case "framed":
     emit(impl: impl, scenario: o.name ?? "framed", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
+case "ws":
+    let client = try NIOWebSocketClient(group: group, host: o.host, port: o.port, size: o.size, window: o.window)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "ws", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
+case "ws-server":
+    // The WebSocket scenario's echo server (for every client), until killed.
+    try runWebSocketEchoServer(group: group, host: o.host, port: o.port)
 case "hop":
     let pingPong = QueueHopPingPong(group: group)
     let control = RunControl(activeConnections: 1)

@@ -22,6 +22,14 @@ case "framed":
     emit(impl: impl, scenario: o.name ?? "framed", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
+case "ws":
+    let client = NWWebSocketClient(host: o.host, port: o.port, size: o.size, window: o.window)
+    // (Each pending receive is a chain that stops on its own.)
+    let control = RunControl(activeConnections: o.window)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "ws", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
 case "bulk":
     let r = nwBulk(host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration, window: o.window)
     if r.bytes == 0 { fail("bulk: the sink's byte count never arrived") }

@@ -124,11 +124,11 @@ extension Flow {
         if case .shared(let peer) = transport {
             // (Through the peer's framers, if it has some.)
             peer.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
-        } else if let topFramer {
-            // The framer below turns the message into bytes (in a direct call).
-            topFramer.send(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+        } else if let messageLayer {
+            // The layer below (a framer, WebSocket) takes the message, in a direct call.
+            messageLayer.send(FramedMessage(bytes: datagram, metadata: message), promise: promise)
         } else if isFramed {
-            // The layer below (WebSocket) takes the message.
+            // Through the pipeline to the layer below (not joined yet).
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
         } else {
             channel.write(datagram, promise: promise)

@@ -198,9 +198,9 @@ extension Flow {
         case .success(let channel):
             transport = .owned(channel)
             if isFramed {
-                topFramer = try? channel.pipeline.syncOperations.handler(
+                messageLayer = try? channel.pipeline.syncOperations.handler(
                     type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self
-                ).topFramer
+                ).messageLayer
             }
             if EngineTuning.directIO, let descriptor = attempt.winnerDescriptor, channel.isActive,
                 let socket = DirectSocket(duplicating: descriptor)

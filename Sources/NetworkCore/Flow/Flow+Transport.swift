@@ -162,7 +162,7 @@ extension Flow {
         detachDirectSocket()
         mailbox.emptySpareBuffers()
         transport = .none
-        topFramer = nil
+        messageLayer = nil
         // Receives waiting for this socket's next read now need the loop.
         updateReadArming()
         switch closing {

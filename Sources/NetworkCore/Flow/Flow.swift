@@ -81,10 +81,10 @@ package final class Flow: @unchecked Sendable {
     /// Framers run above the transport (`FlowConfiguration.framers`): the flow carries whole
     /// messages with their framer metadata, whatever the transport.
     package let isFramed: Bool
-    /// The top framer of the owned channel's stack, which takes the flow's messages directly
-    /// (`FramerHandler.join`); nil when the stack's top is not a framer (WebSocket), or a
-    /// datagram listener's peer.
-    var topFramer: FramerHandler?
+    /// The message layer at the top of the owned channel's stack (a framer, WebSocket), which
+    /// takes the flow's messages in direct calls (`FlowMessageLayer`); nil until joined, and for
+    /// a datagram listener's peer.
+    var messageLayer: (any FlowMessageLayer)?
     // Loop-only flags.
     var needsFlush = false
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
@@ -184,8 +184,10 @@ package final class Flow: @unchecked Sendable {
             let flowHandler = FlowChannelHandler<FramedMessage, WeakFlowLink>(flow: flow)
             try channel.pipeline.syncOperations.addHandler(flowHandler)
             if let top = handlers.last {
-                FramerHandler.join(top: top, to: flowHandler)
-                flow.topFramer = top
+                flowHandler.join(top, channel: channel)
+            } else if let webSocket = try? channel.pipeline.syncOperations.handler(type: WebSocketMessageHandler.self) {
+                // (Without a handshake its frame handlers are there already.)
+                flowHandler.join(webSocket, channel: channel)
             }
         } else {
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, WeakFlowLink>(flow: flow))

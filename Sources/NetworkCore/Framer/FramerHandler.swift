@@ -10,7 +10,7 @@ import NetworkDNS
 /// tunnel, TLS, or datagrams made bytes by `DatagramPayloads`) and the flow's handler. Framers
 /// stack: one over another takes the messages of the one below as its input bytes, and what it
 /// writes goes down as messages (without metadata) to the one below.
-final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Sendable {
+final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLayer, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = FramedMessage
     typealias OutboundIn = FramedMessage
@@ -25,8 +25,8 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
     private let framerAbove: Bool
     private let framerBelow: Bool
     private var context: ChannelHandlerContext?
-    /// The flow's handler right above, when this is the top framer (`join`): messages go to it
-    /// in a direct call, not through the pipeline.
+    /// The flow's handler right above, when this is the top framer (`FlowMessageLayer`):
+    /// messages go to it in a direct call, not through the pipeline.
     private var receiver: (any FramedMessageReceiver)?
 
     init(_ host: FramerHost, startsAtOnce: Bool = true, framerAbove: Bool = false, framerBelow: Bool = false) {
@@ -59,18 +59,14 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, @unchecked Send
         receiver = nil
     }
 
-    /// Joins the top framer of a stack (added right below `flowHandler`, nothing between them)
-    /// and the flow's handler: messages pass between them in direct calls both ways. Other
-    /// events (read complete, errors, flushes, closes) still travel the pipeline, after the
-    /// messages they follow, as before.
-    static func join<Link>(top: FramerHandler, to flowHandler: FlowChannelHandler<FramedMessage, Link>) {
-        top.receiver = flowHandler
-        flowHandler.joinTopFramer(top)
-    }
+    // MARK: - FlowMessageLayer
 
-    /// A message from the flow (the direct way in; `write` is the pipeline's).
     func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
         host.send(message, promise: promise)
+    }
+
+    func deliverMessages(to receiver: any FramedMessageReceiver) {
+        self.receiver = receiver
     }
 
     func channelActive(context: ChannelHandlerContext) {

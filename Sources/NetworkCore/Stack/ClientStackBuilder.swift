@@ -206,7 +206,7 @@ struct ClientStackBuilder: Sendable {
             for handler in handlers {
                 try pipeline.addHandler(handler, position: .before(flowHandler))
             }
-            if let top = handlers.last { FramerHandler.join(top: top, to: flowHandler) }
+            if let top = handlers.last { flowHandler.join(top, channel: channel) }
             return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
         }
     }

@@ -15,7 +15,7 @@ import NIOWebSocket
 /// the connection with the right status code when the peer breaks a rule. The decisions are
 /// the value types' (`WebSocketMessageAssembler`, `WebSocketCloseHandshake`,
 /// `WebSocketPingTracker`); this class does their I/O. Everything runs on the channel's loop.
-final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
+final class WebSocketMessageHandler: ChannelDuplexHandler, FlowMessageLayer, @unchecked Sendable {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = FramedMessage
     typealias OutboundIn = FramedMessage
@@ -36,6 +36,9 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
     /// A decoder error among the held frames (it comes after them).
     private var heldFailure: WebSocketFailure?
     private var released = false
+    private var context: ChannelHandlerContext?
+    /// The flow's handler, once joined (`FlowMessageLayer`): messages go to it directly.
+    private var receiver: (any FramedMessageReceiver)?
 
     /// `held`: frames wait for `release()` and a read (right after an upgrade).
     init(role: WebSocketRole, configuration: WebSocketConfiguration, held: Bool = false) {
@@ -45,7 +48,20 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         self.assembler = WebSocketMessageAssembler(role: role, maximumMessageSize: configuration.maximumMessageSize)
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
     // MARK: - Inbound
+
+    /// A message for the flow: straight to its handler once joined, else up the pipeline.
+    private func up(_ message: FramedMessage, context: ChannelHandlerContext) {
+        if let receiver {
+            receiver.receive(framed: message, channel: context.channel)
+        } else {
+            context.fireChannelRead(Self.wrapInboundOut(message))
+        }
+    }
 
     /// The HTTP codec is gone: frames that waited are handled at the flow's first read.
     func release() {
@@ -79,14 +95,14 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .none:
             break
         case .message(let kind, let bytes):
-            context.fireChannelRead(Self.wrapInboundOut(FramedMessage(bytes: bytes, metadata: WebSocketMessageInfo(kind: kind))))
+            up(FramedMessage(bytes: bytes, metadata: WebSocketMessageInfo(kind: kind)), context: context)
         case .ping(let payload):
             NetworkLog.connection.trace("websocket: ping of \(payload.readableBytes) bytes\(autoReplyPing ? ", answered" : "")")
             if autoReplyPing {
                 guard closing.canSend else { return }
                 context.writeAndFlush(Self.wrapOutboundOut(frame(.pong, payload, fin: true, context: context)), promise: nil)
             } else {
-                context.fireChannelRead(Self.wrapInboundOut(FramedMessage(bytes: payload, metadata: WebSocketMessageInfo(kind: .ping))))
+                up(FramedMessage(bytes: payload, metadata: WebSocketMessageInfo(kind: .ping)), context: context)
             }
         case .pong(let payload):
             let answered = pings.pongReceived(payload: payload)
@@ -95,9 +111,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
             for handler in answered { handler(nil) }
         case .close(let payload):
             NetworkLog.connection.debug("websocket: peer closed with \(payload.code.map(String.init) ?? "no code")")
-            context.fireChannelRead(
-                Self.wrapInboundOut(
-                    FramedMessage(bytes: payload.reason, metadata: WebSocketMessageInfo(kind: .close, closeCode: payload.code ?? 1005))))
+            up(FramedMessage(bytes: payload.reason, metadata: WebSocketMessageInfo(kind: .close, closeCode: payload.code ?? 1005)), context: context)
             perform(closing.peerClosed(payload), context: context)
         case .fail(let failure):
             fail(failure, context: context)
@@ -132,12 +146,32 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, @unchecked Sendable {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         for handler in pings.takeAll() { handler(.posix(ECANCELED)) }
+        self.context = nil
+        receiver = nil
+    }
+
+    // MARK: - FlowMessageLayer
+
+    func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
+        guard let context else {
+            (message.metadata as? WebSocketMessageInfo)?.pongHandler?(.posix(ENOTCONN))
+            promise?.fail(FlowError.posix(ENOTCONN))
+            return
+        }
+        write(message, context: context, promise: promise)
+    }
+
+    func deliverMessages(to receiver: any FramedMessageReceiver) {
+        self.receiver = receiver
     }
 
     // MARK: - Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let message = Self.unwrapOutboundIn(data)
+        write(Self.unwrapOutboundIn(data), context: context, promise: promise)
+    }
+
+    private func write(_ message: FramedMessage, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         let info = message.metadata as? WebSocketMessageInfo
         // Without WebSocket metadata a message is binary.
         let kind = info?.kind ?? sendingFragmentsOf ?? .binary

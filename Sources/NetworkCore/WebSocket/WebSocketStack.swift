@@ -89,6 +89,15 @@ enum WebSocketStack {
         default:
             for handler in handlers { try pipeline.addHandler(handler, position: position) }
         }
+        // The message handler is the top of the stack, right under the flow's handler (if the
+        // flow's handler is there already: a server's comes right after): join them.
+        if let channel = try? pipeline.context(handler: messages).channel {
+            if let flowHandler = try? pipeline.handler(type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self) {
+                flowHandler.join(messages, channel: channel)
+            } else if let flowHandler = try? pipeline.handler(type: FlowChannelHandler<FramedMessage, WeakFlowLink>.self) {
+                flowHandler.join(messages, channel: channel)
+            }
+        }
         return messages
     }
 }
