@@ -7,7 +7,7 @@
 # MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
 # PIN (both | same | split | none; default both: pinned with REPS, then unpinned with
 # UNPINNED_REPS (5) for the scenarios whose targets are per placement), ONLY (comma-separated scenarios: rr1,rr100,bulk,
-# udp64-single,udp64-batch,udp1200-single,udp1200-batch,framed,tls-bulk,tls-handshake,mem), SUITE (1 =
+# udp64-single,udp64-batch,udp1200-single,udp1200-batch,framed,ws,tls-bulk,tls-handshake,mem), SUITE (1 =
 # also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301.
 set -euo pipefail
 
@@ -53,6 +53,12 @@ if [ ! -f /usr/include/openssl/ssl.h ] || ! command -v openssl >/dev/null; then
         apt-cache show "${missing[@]}" >/dev/null 2>&1 || "${SUDO[@]}" apt-get update -qq
         "${SUDO[@]}" apt-get install -y -qq --no-install-recommends --no-upgrade "${missing[@]}" >/dev/null
     fi
+fi
+
+# python websockets for the WebSocket scenario's python client (the version the tests use).
+if ! python3 -c 'import websockets' 2>/dev/null; then
+    log "installing python websockets (scripts/install-deps.sh)"
+    bash "$HERE/../scripts/install-deps.sh"
 fi
 
 # 1. C baselines

@@ -44,8 +44,10 @@ struct HostileProxyTests {
         await pause(milliseconds: 200)
         #expect(fake.sent > HTTPConnectClientHandshake.maximumResponseHeadBytes, "the flood did reach the client")
         #expect(fake.sent < limit, "the client hung up; the flood did not run to its end (sent \(fake.sent))")
+        // Process-wide, so other suites running meanwhile count too (a loaded run saw 94 MiB):
+        // the bound only has to tell a client that kept the 256 MiB flood from one that did not.
         let grown = ProcFS.residentBytes() - before
-        #expect(grown < SanitizerSlowdown.residentBytes(64 * 1024 * 1024), "resident memory grew by \(grown) bytes")
+        #expect(grown < SanitizerSlowdown.residentBytes(160 * 1024 * 1024), "resident memory grew by \(grown) bytes")
     }
 
     @Test("binary garbage without line ends is bounded the same way")

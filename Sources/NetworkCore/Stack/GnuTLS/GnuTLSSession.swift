@@ -48,6 +48,12 @@ final class GnuTLSSession: @unchecked Sendable {
     /// The completion of the plaintext write in progress, handed to the ciphertext it became.
     var writePromise: EventLoopPromise<Void>?
     var retransmit: Scheduled<Void>?
+    /// How long a datagram handshake may take, and when the running one must be over. GnuTLS
+    /// checks its own total only when it retransmits (1 s, then 2 s, 4 s... later), so a 1.5 s
+    /// timeout ended after 3 s, or 5 s on a busy machine: the retransmission timer stops at
+    /// the deadline instead.
+    private let handshakeTimeout: TimeAmount
+    private var handshakeDeadline: NIODeadline?
     var handshakeCompletion: ((Result<TLSSessionFacts, FlowError>) -> Void)?
     var facts: TLSSessionFacts?
 
@@ -73,6 +79,7 @@ final class GnuTLSSession: @unchecked Sendable {
         self.eventLoop = eventLoop
         self.write = write
         self.flush = flush
+        self.handshakeTimeout = handshakeTimeout
         credentials = try GnuTLSCredentials.shared(settings, server: role == .server, stream: stream)
         var created: gnutls_session_t?
         let end: Int32 = role == .server ? 1 : 2  // GNUTLS_SERVER, GNUTLS_CLIENT
@@ -157,6 +164,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
         handshakeCompletion = completion
         phase = .handshaking
+        if !stream { handshakeDeadline = .now() + handshakeTimeout }
         continueHandshake()
     }
 
@@ -181,8 +189,17 @@ final class GnuTLSSession: @unchecked Sendable {
         } else if status == GNUTLS_E_AGAIN || gnutls_error_is_fatal(status) == 0 {
             // Nothing to read yet: come back when a datagram arrives or GnuTLS wants to
             // retransmit its last flight.
-            let wait = max(Int64(gnutls_dtls_get_timeout(session)), 1)
-            retransmit = eventLoop.scheduleTask(in: .milliseconds(wait)) { [weak self] in
+            var wait = TimeAmount.milliseconds(max(Int64(gnutls_dtls_get_timeout(session)), 1))
+            if let handshakeDeadline {
+                let left = handshakeDeadline - .now()
+                guard left > .zero else {
+                    NetworkLog.tls.debug("DTLS handshake timed out")
+                    finishHandshake(.failure(.posix(ETIMEDOUT)))
+                    return
+                }
+                wait = min(wait, left)
+            }
+            retransmit = eventLoop.scheduleTask(in: wait) { [weak self] in
                 self?.continueHandshake()
             }
         } else {
