@@ -97,7 +97,12 @@ struct DatagramListenerFloodTests {
             send(sockets[0], to: port)
         }
         send(sockets[3], to: port)
-        try await Task.sleep(for: .milliseconds(200))
+        // Until the newcomer is in and the evicted peer has heard of it (a fixed 200 ms was too
+        // short for a loaded machine; each check below fails if it never happens).
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline, flows.withLock({ $0.count }) < 4 || failures.withLock({ $0.isEmpty }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(flows.withLock { $0.count } == 4, "the newcomer got a slot")
         let failed = failures.withLock { $0 }
         #expect(failed.count == 1, "exactly one idle peer was evicted: \(failed)")
