@@ -35,63 +35,6 @@ struct TypeLengthEncoder: MessageToByteEncoder {
     }
 }
 
-final class FramedHandler: ChannelInboundHandler {
-    typealias InboundIn = TypeLengthMessage
-    typealias OutboundOut = TypeLengthMessage
-
-    private let message: TypeLengthMessage
-    private let window: Int
-    private var control: RunControl?
-    private var needsFlush = false
-    /// Flush once per read (true) or after every message.
-    private let flushesPerRead: Bool
-
-    init(size: Int, window: Int, flushesPerRead: Bool) {
-        message = TypeLengthMessage(type: 7, body: ByteBuffer(repeating: UInt8(ascii: "f"), count: size))
-        self.window = window
-        self.flushesPerRead = flushesPerRead
-    }
-
-    func kick(_ control: RunControl, context: ChannelHandlerContext) {
-        self.control = control
-        for _ in 0..<window { context.write(wrapOutboundOut(message), promise: nil) }
-        context.flush()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let received = unwrapInboundIn(data)
-        guard let control else { return }
-        guard received.type == 7, received.body.readableBytes == message.body.readableBytes else {
-            control.error()
-            return
-        }
-        if control.completed() {
-            if flushesPerRead {
-                context.write(wrapOutboundOut(message), promise: nil)
-                needsFlush = true
-            } else {
-                context.writeAndFlush(wrapOutboundOut(message), promise: nil)
-            }
-        } else {
-            self.control = nil
-            control.connectionStopped()
-        }
-    }
-
-    /// The answers to everything one read brought leave together (NIO's idiom for pipelined
-    /// protocols: write in `channelRead`, flush in `channelReadComplete`).
-    func channelReadComplete(context: ChannelHandlerContext) {
-        guard needsFlush else { return }
-        needsFlush = false
-        context.flush()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        control?.error()
-        context.close(promise: nil)
-    }
-}
-
 /// One connection with `window` framed `size`-byte messages in flight; the answers to one read's
 /// messages are flushed together (`flushesPerRead`, NIO's idiom) or one by one.
 public final class NIOFramedClient: Sendable {
@@ -104,19 +47,18 @@ public final class NIOFramedClient: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(TypeLengthDecoder()))
                     try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(TypeLengthEncoder()))
-                    try channel.pipeline.syncOperations.addHandler(FramedHandler(size: size, window: window, flushesPerRead: flushesPerRead))
+                    let message = TypeLengthMessage(type: 7, body: ByteBuffer(repeating: UInt8(ascii: "f"), count: size))
+                    try channel.pipeline.syncOperations.addHandler(
+                        EchoWindowHandler(window: window, flushesPerRead: flushesPerRead, make: { message }) { echo in
+                            echo.type == 7 && echo.body.readableBytes == size
+                        })
                 }
             }
             .connect(host: host, port: port).wait()
     }
 
     public func start(_ control: RunControl) {
-        let channel = self.channel
-        channel.eventLoop.execute {
-            let handler = try! channel.pipeline.syncOperations.handler(type: FramedHandler.self)
-            let context = try! channel.pipeline.syncOperations.context(handlerType: FramedHandler.self)
-            handler.kick(control, context: context)
-        }
+        EchoWindowHandler<TypeLengthMessage>.kick(in: channel, control)
     }
 
     public func close() {

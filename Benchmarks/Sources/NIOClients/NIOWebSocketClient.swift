@@ -8,60 +8,6 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 
-/// After the upgrade: keeps `window` masked binary frames in flight; the answers to one read's
-/// frames are written in `channelRead` and flushed in `channelReadComplete` (NIO's idiom).
-final class WebSocketEchoClientHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
-    private let payload: ByteBuffer
-    private let window: Int
-    private var control: RunControl?
-    private var needsFlush = false
-
-    init(size: Int, window: Int) {
-        payload = ByteBuffer(repeating: UInt8(ascii: "w"), count: size)
-        self.window = window
-    }
-
-    private func frame() -> WebSocketFrame {
-        WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: payload)
-    }
-
-    func kick(_ control: RunControl, context: ChannelHandlerContext) {
-        self.control = control
-        for _ in 0..<window { context.write(wrapOutboundOut(frame()), promise: nil) }
-        context.flush()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let received = unwrapInboundIn(data)
-        guard let control else { return }
-        guard received.opcode == .binary, received.fin, received.data.readableBytes == payload.readableBytes else {
-            control.error()
-            return
-        }
-        if control.completed() {
-            context.write(wrapOutboundOut(frame()), promise: nil)
-            needsFlush = true
-        } else {
-            self.control = nil
-            control.connectionStopped()
-        }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        guard needsFlush else { return }
-        needsFlush = false
-        context.flush()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        control?.error()
-        context.close(promise: nil)
-    }
-}
-
 /// Sends the upgrade request once the connection is up.
 final class WebSocketUpgradeRequester: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
@@ -98,7 +44,14 @@ public final class NIOWebSocketClient: Sendable {
                     requestKey: Data(key).base64EncodedString(),
                     upgradePipelineHandler: { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(WebSocketEchoClientHandler(size: size, window: window))
+                            // Masked binary frames, as a client must send them.
+                            let payload = ByteBuffer(repeating: UInt8(ascii: "w"), count: size)
+                            try channel.pipeline.syncOperations.addHandler(
+                                EchoWindowHandler(window: window, make: {
+                                    WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: payload)
+                                }) { echo in
+                                    echo.opcode == .binary && echo.fin && echo.data.readableBytes == size
+                                })
                             upgradedPromise.succeed()
                         }
                     })
@@ -115,12 +68,7 @@ public final class NIOWebSocketClient: Sendable {
     }
 
     public func start(_ control: RunControl) {
-        let channel = self.channel
-        channel.eventLoop.execute {
-            let handler = try! channel.pipeline.syncOperations.handler(type: WebSocketEchoClientHandler.self)
-            let context = try! channel.pipeline.syncOperations.context(handlerType: WebSocketEchoClientHandler.self)
-            handler.kick(control, context: context)
-        }
+        EchoWindowHandler<WebSocketFrame>.kick(in: channel, control)
     }
 
     public func close() {

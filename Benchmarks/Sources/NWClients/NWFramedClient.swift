@@ -42,64 +42,21 @@ final class BenchTypeLengthFramer: NWProtocolFramerImplementation {
     }
 }
 
-/// One connection with `window` framed `size`-byte messages in flight: each message that comes
-/// back (the server echoes the bytes) makes the framer deliver it, and the next one is sent. As
-/// many receives as messages in flight are pending, so that the messages one read brings
-/// complete together (one hop to the queue for all of them, and the sends their completions make
-/// go out together).
-public final class NWFramedClient: Sendable {
-    public let connection: NWConnection
-    let queue = DispatchQueue(label: "bench.framed")
-    let payload: Data
-    let window: Int
-    let context: NWConnection.ContentContext
-
-    public init(host: String, port: Int, size: Int, window: Int) {
-        payload = Data(repeating: UInt8(ascii: "f"), count: size)
-        self.window = window
-        let message = NWProtocolFramer.Message(definition: BenchTypeLengthFramer.definition)
-        message["type"] = UInt32(7)
-        context = NWConnection.ContentContext(identifier: "framed", metadata: [message])
-        let parameters = tcpParameters()
-        parameters.defaultProtocolStack.applicationProtocols.insert(
-            NWProtocolFramer.Options(definition: BenchTypeLengthFramer.definition), at: 0)
-        let (h, p) = endpoint(host, port)
-        connection = NWConnection(host: h, port: p, using: parameters)
-        startAndWaitReady([connection], queue: queue)
-    }
-
-    public func start(_ control: RunControl) {
-        queue.async {
-            for _ in 0..<self.window { self.sendOne(control) }
-            for _ in 0..<self.window { self.receiveNext(control) }
-        }
-    }
-
-    private func sendOne(_ control: RunControl) {
-        connection.send(content: payload, contentContext: context, completion: .contentProcessed { error in
-            if error != nil { control.error() }
-        })
-    }
-
-    private func receiveNext(_ control: RunControl) {
-        connection.receiveMessage { data, context, _, error in
-            guard error == nil, data?.count == self.payload.count,
-                (context?.protocolMetadata(definition: BenchTypeLengthFramer.definition) as? NWProtocolFramer.Message)?["type"] as? UInt32 == 7
-            else {
-                control.error()
-                control.connectionStopped()
-                return
-            }
-            if control.completed() {
-                self.sendOne(control)
-                self.receiveNext(control)
-            } else {
-                control.connectionStopped()
-            }
-        }
-    }
-
-    public func close() {
-        connection.cancel()
+/// The framed scenario's client: `window` framed `size`-byte messages in flight, each the
+/// framer's message of type 7.
+public func makeNWFramedClient(host: String, port: Int, size: Int, window: Int) -> NWMessageEchoClient {
+    let message = NWProtocolFramer.Message(definition: BenchTypeLengthFramer.definition)
+    message["type"] = UInt32(7)
+    let parameters = tcpParameters()
+    parameters.defaultProtocolStack.applicationProtocols.insert(
+        NWProtocolFramer.Options(definition: BenchTypeLengthFramer.definition), at: 0)
+    let (h, p) = endpoint(host, port)
+    return NWMessageEchoClient(
+        connection: NWConnection(host: h, port: p, using: parameters), label: "bench.framed",
+        payload: Data(repeating: UInt8(ascii: "f"), count: size), window: window,
+        context: NWConnection.ContentContext(identifier: "framed", metadata: [message])
+    ) { context in
+        (context?.protocolMetadata(definition: BenchTypeLengthFramer.definition) as? NWProtocolFramer.Message)?["type"]
+            as? UInt32 == 7
     }
 }

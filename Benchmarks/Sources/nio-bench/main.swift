@@ -16,21 +16,22 @@ case "rr":
     emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
-case "framed":
-    let client = try NIOFramedClient(
-        group: group, host: o.host, port: o.port, size: o.size, window: o.window, flushesPerRead: o.batched)
+case "framed", "ws":
+    let start: (RunControl) -> Void
+    let close: () -> Void
+    if o.scenario == "ws" {
+        let client = try NIOWebSocketClient(group: group, host: o.host, port: o.port, size: o.size, window: o.window)
+        (start, close) = (client.start, client.close)
+    } else {
+        let client = try NIOFramedClient(
+            group: group, host: o.host, port: o.port, size: o.size, window: o.window, flushesPerRead: o.batched)
+        (start, close) = (client.start, client.close)
+    }
     let control = RunControl(activeConnections: 1)
-    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
-    emit(impl: impl, scenario: o.name ?? "framed", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { start(control) }
+    emit(impl: impl, scenario: o.name ?? o.scenario, value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
-    client.close()
-case "ws":
-    let client = try NIOWebSocketClient(group: group, host: o.host, port: o.port, size: o.size, window: o.window)
-    let control = RunControl(activeConnections: 1)
-    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
-    emit(impl: impl, scenario: o.name ?? "ws", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
-         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
-    client.close()
+    close()
 case "ws-server":
     // The WebSocket scenario's echo server (for every client), until killed.
     try runWebSocketEchoServer(group: group, host: o.host, port: o.port)

@@ -14,20 +14,14 @@ case "rr":
     emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
-case "framed":
-    let client = NWFramedClient(host: o.host, port: o.port, size: o.size, window: o.window)
+case "framed", "ws":
+    let client = o.scenario == "ws"
+        ? makeNWWebSocketClient(host: o.host, port: o.port, size: o.size, window: o.window)
+        : makeNWFramedClient(host: o.host, port: o.port, size: o.size, window: o.window)
     // (Each pending receive is a chain that stops on its own.)
     let control = RunControl(activeConnections: o.window)
     let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
-    emit(impl: impl, scenario: o.name ?? "framed", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
-         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
-    client.close()
-case "ws":
-    let client = NWWebSocketClient(host: o.host, port: o.port, size: o.size, window: o.window)
-    // (Each pending receive is a chain that stops on its own.)
-    let control = RunControl(activeConnections: o.window)
-    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
-    emit(impl: impl, scenario: o.name ?? "ws", value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+    emit(impl: impl, scenario: o.name ?? o.scenario, value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
     client.close()
 case "bulk":
