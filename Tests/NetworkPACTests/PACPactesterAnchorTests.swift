@@ -102,7 +102,10 @@ import Testing
         let client = Self.clientAddress
         // The real resolver (localhost comes from /etc/hosts, as for pactester); the local
         // address pinned as pactester's -c pins it.
-        configuration.environment = PACHostEnvironment(localAddresses: { [client] })
+        // (20 s for each lookup: a run with every suite in parallel beside a fuzzer saw the 2 s
+        // default give up on localhost.)
+        configuration.environment = PACHostEnvironment(
+            resolve: { PACSystemResolver.resolve($0, waitingAtMost: 20) }, localAddresses: { [client] })
         var evaluators: [String: PACEvaluator] = [:]
         for (name, script) in [("smoke", Self.smokeScript), ("helpers", Self.helperScript), ("extensions", Self.extensionScript),
                                ("time", Self.timeScript)] {

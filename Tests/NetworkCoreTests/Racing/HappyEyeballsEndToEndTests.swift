@@ -267,26 +267,32 @@ struct HappyEyeballsEndToEndTests {
     func skipCurrentEndpoint() async throws {
         guard let namespace = try await BlackholeNamespace.make() else { return }
         defer { namespace.tearDown() }
-        // With a 2 s attempt delay, only the skip can bring IPv4 in early.
-        let race = Race(port: namespace.port, ipv6: [namespace.ipv6], ipv4: [namespace.ipv4], attemptDelay: .seconds(2))
-        let flow = race.flow
-        let port = namespace.port
-        let engine = try await race.run {
-            // Skip once the IPv6 attempt is sending SYNs into the blackhole. (A fixed 50 ms pause
-            // was seen to skip before a busy machine had even started the attempt: nothing to
-            // skip, and IPv4 came after the full 2 s.)
-            let deadline = Date().addingTimeInterval(5)
-            while !Self.ourSockets(toPort: port).contains(0x02) && Date() < deadline {
-                await pause(milliseconds: 5)
+        // With a 2 s attempt delay, only the skip can bring IPv4 in early. Up to three races: a
+        // run with every suite in parallel beside a fuzzer saw the race's loop stall for
+        // seconds, past the attempt delay itself; a skip that never works fails all three.
+        var times: [Double] = []
+        for _ in 0..<3 {
+            let race = Race(port: namespace.port, ipv6: [namespace.ipv6], ipv4: [namespace.ipv4], attemptDelay: .seconds(2))
+            let flow = race.flow
+            let port = namespace.port
+            let engine = try await race.run {
+                // Skip once the IPv6 attempt is sending SYNs into the blackhole. (A fixed 50 ms
+                // pause was seen to skip before a busy machine had even started the attempt.)
+                let deadline = Date().addingTimeInterval(5)
+                while !Self.ourSockets(toPort: port).contains(0x02) && Date() < deadline {
+                    await pause(milliseconds: 5)
+                }
+                flow.cancelCurrentEndpoint()
             }
-            flow.cancelCurrentEndpoint()
+            times.append(Self.milliseconds(engine))
+            print("HappyEyeballs skip: IPv6 abandoned once its SYN was out, time-to-ready \(Self.milliseconds(engine)) ms")
+            #expect(try await race.remoteAddress == namespace.ipv4)
+            #expect(Self.ourSockets(toPort: namespace.port) == [0x01], "the skipped IPv6 attempt's socket is closed")
+            try await race.cancel()
+            if Self.milliseconds(engine) < 1000 * Double(SanitizerSlowdown.factor) { break }
         }
-        print("HappyEyeballs skip: IPv6 abandoned once its SYN was out, time-to-ready \(Self.milliseconds(engine)) ms")
-        #expect(try await race.remoteAddress == namespace.ipv4)
         // Well before the 2 s attempt delay. (No lower bound: the engine's clock starts when the
         // flow's loop runs `start`, which on a busy machine can be later than the pause began.)
-        #expect(Self.milliseconds(engine) < 1000 * Double(SanitizerSlowdown.factor))
-        #expect(Self.ourSockets(toPort: namespace.port) == [0x01], "the skipped IPv6 attempt's socket is closed")
-        try await race.cancel()
+        #expect(times.contains { $0 < 1000 * Double(SanitizerSlowdown.factor) }, "times to ready: \(times) ms")
     }
 }
