@@ -90,7 +90,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, FlowMessageLayer, @un
         let action = assembler.frameReceived(
             .init(
                 fin: incoming.fin, opcode: UInt8(webSocketOpcode: incoming.opcode), reservedBits: !incoming.reservedBits.isEmpty,
-                masked: incoming.maskKey != nil, payload: incoming.unmaskedData))
+                masked: incoming.maskKey != nil, payload: WebSocketMasking.unmaskedData(of: incoming)))
         switch action {
         case .none:
             break

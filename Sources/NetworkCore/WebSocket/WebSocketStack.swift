@@ -81,7 +81,9 @@ enum WebSocketStack {
         // Added in reverse at `position`, so they end up decoder, encoder, message handler.
         let messages = WebSocketMessageHandler(role: role, configuration: configuration, held: held)
         let handlers: [ChannelHandler] = [
-            ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)), WebSocketFrameEncoder(), messages,
+            // (A client's frames are masked: our encoder masks a word at a time, NIO's a byte.)
+            ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)),
+            role == .client ? WebSocketClientFrameEncoder() as ChannelHandler : WebSocketFrameEncoder(), messages,
         ]
         switch position {
         case .after:

@@ -34,6 +34,29 @@ struct FramerHandshakeTests {
         #expect(try await received.wait(count: 1, "pong", timeout: 10) == [Data("pong".utf8)])
     }
 
+    @Test("a message that comes with the handshake's answer, in the same read, is not lost, and follows ready")
+    func messageWithTheHandshake() async throws {
+        let server = try RawSocket.tcpServer()
+        let port = server.localPort
+        let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: HandshakeFramer.parameters())
+        // Both callbacks run on the connection's queue, in the order the connection delivers.
+        let events = Recorder<String>()
+        connection.stateUpdateHandler = { if $0 == .ready { events.append("ready") } }
+        // Issued before ready: it completes once the message is there.
+        connection.receiveMessage { data, _, _, _ in
+            events.append("message " + String(decoding: data ?? Data(), as: UTF8.self))
+        }
+        connection.start(queue: DispatchQueue(label: "handshake-early-message"))
+        defer { connection.cancel() }
+        let peer = try await offload { try server.accept() }
+        _ = try await offload { try peer.receiveExactly(5) }
+        // The answer and a first message in one segment: the framer marks the connection ready
+        // and delivers the message in the same read.
+        try peer.sendAll(Array("HELLOearly".utf8))
+        let seen = try await events.wait(count: 2, "ready and the message", timeout: 10)
+        #expect(seen == ["ready", "message early"])
+    }
+
     @Test("markFailed before ready fails the connection with the framer's error")
     func markFailedFails() async throws {
         let server = try RawSocket.tcpServer()
