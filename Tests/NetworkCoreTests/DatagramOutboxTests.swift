@@ -32,7 +32,7 @@ struct DatagramOutboxTests {
     }
 
     private func run(_ segment: DatagramOutbox.Segment, of entries: [DatagramOutbox.Entry], holderError: FlowError?) {
-        FlowDatagramCompletions(entries, segment: segment, holderError: holderError, flow: nil).runAll()
+        FlowDatagramCompletions(entries, segment: segment, holderError: holderError).runAll()
     }
 
     @Test func oneSegmentEndsAtTheLastDatagramAndTakesWhatFollows() {
@@ -81,7 +81,7 @@ struct DatagramOutboxTests {
     @Test func sendsWithoutCompletionSettleNothing() {
         let entries = [DatagramOutbox.Entry(datagram: ByteBuffer(), completion: nil)]
         let segment = DatagramOutbox.Segment(range: 0..<1, holder: 0)
-        #expect(FlowDatagramCompletions(entries, segment: segment, holderError: nil, flow: nil).isEmpty)
+        #expect(FlowDatagramCompletions(entries, segment: segment, holderError: nil).isEmpty)
     }
 
     @Test func takeEmptiesTheOutboxInOrder() {

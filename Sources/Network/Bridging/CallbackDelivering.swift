@@ -49,6 +49,14 @@ extension CallbackDelivering {
         if let batcher = deliveryBatcher { batcher.enqueue(work, on: queue) } else { queue.async(execute: work) }
     }
 
+    /// Hands `body` to the queue as one of `flow`'s callbacks, announced to it
+    /// (`Flow.callbackQueued`): a callback of a read that ends before the next one has run
+    /// leaves waking the loop to the last.
+    func deliverCallback(of flow: Flow, _ body: @escaping @Sendable () -> Void) {
+        flow.callbackQueued()
+        deliver { flow.runCallback(queued: true, body) }
+    }
+
     /// The queue once started; before that, keeps `work` in the backlog and answers nil.
     ///
     /// The hand-over to the queue happens after the lock is released: `queue.async` can wake a

@@ -23,9 +23,6 @@ struct FramedSendCompletion: FlowDatagramCompletion {
     }
 
     func deliver(_ batch: FlowDatagramCompletions) {
-        // As one callback of the connection's flow, announced (see `Flow.callbackQueued`).
-        let flow = connection.flow
-        flow.callbackQueued()
-        connection.deliver { flow.runCallback(queued: true) { batch.runAll() } }
+        connection.deliverCallback(of: connection.flow) { batch.runAll() }
     }
 }

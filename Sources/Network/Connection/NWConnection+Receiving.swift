@@ -22,8 +22,7 @@ extension NWConnection {
                 let flow = self.flow
                 let (data, context, isComplete, error) = NWConnection.translate(
                     outcome, isDatagram: flow.transportKind == .udp)
-                flow.callbackQueued()
-                self.deliver { flow.runCallback(queued: true) { completion(data, context, isComplete, error) } }
+                self.deliverCallback(of: flow) { completion(data, context, isComplete, error) }
             })
     }
 

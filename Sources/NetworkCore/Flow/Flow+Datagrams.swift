@@ -92,7 +92,7 @@ extension Flow {
             guard let promise else {
                 // Nothing on the wire waits for it (or nobody waits): settled now, in its turn.
                 if segment.holder == nil {
-                    FlowDatagramCompletions(written, segment: segment, holderError: nil, flow: self).deliver()
+                    FlowDatagramCompletions(written, segment: segment, holderError: nil).deliver()
                 }
                 continue
             }
@@ -102,7 +102,7 @@ extension Flow {
                 case .success: error = nil
                 case .failure(let failure): error = FlowError(failure)
                 }
-                FlowDatagramCompletions(written, segment: segment, holderError: error, flow: self).deliver()
+                FlowDatagramCompletions(written, segment: segment, holderError: error).deliver()
             }
         }
     }
@@ -114,7 +114,7 @@ extension Flow {
             DatagramOutbox.Entry(datagram: nil, completion: $0.completion, error: $0.datagram == nil ? $0.error : error)
         }
         let segment = DatagramOutbox.Segment(range: unsent.indices, holder: nil)
-        FlowDatagramCompletions(unsent, segment: segment, holderError: nil, flow: self).deliver()
+        FlowDatagramCompletions(unsent, segment: segment, holderError: nil).deliver()
     }
 
     private func writeDatagram(

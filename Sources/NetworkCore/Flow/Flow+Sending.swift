@@ -26,7 +26,7 @@ extension Flow {
     /// of the send budget back.
     func finish(_ send: FlowSend, _ error: FlowError?) {
         if let completion = send.datagramCompletion {
-            return FlowDatagramCompletions(completion, error, flow: self).deliver()
+            return FlowDatagramCompletions(completion, error).deliver()
         }
         let stream = transportKind == .tcp
         send.completion?(error, SendCompletionTicket(flow: stream ? self : nil, early: false))

@@ -6,24 +6,21 @@ package struct FlowDatagramCompletions: Sendable {
     private let entries: [DatagramOutbox.Entry]
     private let segment: DatagramOutbox.Segment
     private let holderError: FlowError?
-    /// The flow they belong to (nil in tests).
-    private let flow: Flow?
 
     /// The completions of `segment` of `entries`, its holder's write having ended with `holderError`.
     package init(
-        _ entries: [DatagramOutbox.Entry], segment: DatagramOutbox.Segment, holderError: FlowError?, flow: Flow?
+        _ entries: [DatagramOutbox.Entry], segment: DatagramOutbox.Segment, holderError: FlowError?
     ) {
         self.entries = entries
         self.segment = segment
         self.holderError = holderError
-        self.flow = flow
     }
 
     /// One completion on its own, with its result.
-    init(_ completion: any FlowDatagramCompletion, _ error: FlowError?, flow: Flow) {
+    init(_ completion: any FlowDatagramCompletion, _ error: FlowError?) {
         self.init(
             [DatagramOutbox.Entry(datagram: nil, completion: completion, error: error)],
-            segment: DatagramOutbox.Segment(range: 0..<1, holder: nil), holderError: nil, flow: flow)
+            segment: DatagramOutbox.Segment(range: 0..<1, holder: nil), holderError: nil)
     }
 
     /// Whether there is anything to run.

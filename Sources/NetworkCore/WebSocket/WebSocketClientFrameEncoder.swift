@@ -58,6 +58,6 @@ final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Send
             buffer.writeInteger(UInt8(0x80 | 127))
             buffer.writeInteger(UInt64(length))
         }
-        buffer.writeBytes([key[0], key[1], key[2], key[3]])
+        buffer.writeBytes(key)
     }
 }

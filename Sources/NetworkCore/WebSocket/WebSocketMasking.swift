@@ -10,17 +10,9 @@ enum WebSocketMasking {
     /// Masks (or unmasks: the operation is its own inverse) `buffer`'s readable bytes from
     /// `offset` on, the first of them with the key's first byte.
     static func apply(_ key: WebSocketMaskingKey, to buffer: inout ByteBuffer, from offset: Int = 0) {
-        let keyBytes = (key[0], key[1], key[2], key[3])
         var pattern: UInt64 = 0
         withUnsafeMutableBytes(of: &pattern) { word in
-            for index in 0..<8 {
-                switch index % 4 {
-                case 0: word[index] = keyBytes.0
-                case 1: word[index] = keyBytes.1
-                case 2: word[index] = keyBytes.2
-                default: word[index] = keyBytes.3
-                }
-            }
+            for index in 0..<8 { word[index] = key[index % 4] }
         }
         buffer.withUnsafeMutableReadableBytes { bytes in
             guard offset < bytes.count, let base = bytes.baseAddress?.advanced(by: offset) else { return }
@@ -34,14 +26,7 @@ enum WebSocketMasking {
             }
             while index < count {
                 let byte = base.load(fromByteOffset: index, as: UInt8.self)
-                let keyByte: UInt8
-                switch index % 4 {
-                case 0: keyByte = keyBytes.0
-                case 1: keyByte = keyBytes.1
-                case 2: keyByte = keyBytes.2
-                default: keyByte = keyBytes.3
-                }
-                base.storeBytes(of: byte ^ keyByte, toByteOffset: index, as: UInt8.self)
+                base.storeBytes(of: byte ^ key[index % 4], toByteOffset: index, as: UInt8.self)
                 index += 1
             }
         }
