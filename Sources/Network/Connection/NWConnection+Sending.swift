@@ -15,8 +15,10 @@ extension NWConnection {
     ) {
         if flow.isFramed {
             let framed = FramedSendCompletion(completion, context: contentContext, connection: self)
-            // A WebSocket message without content (a close, a ping) is still a message.
-            let content = content ?? (framed.framerMessage is WebSocketMessageInfo && isComplete ? Data() : nil)
+            // A complete send without content whose context carries a message of the stack (a
+            // WebSocket close or ping, a framer message that is all header) is still a message:
+            // an empty one. Without such metadata it sends nothing, as on UDP.
+            let content = content ?? (framed.framerMessage != nil && isComplete ? Data() : nil)
             return flow.send(datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: framed)
         }
         if flow.transportKind == .udp {
@@ -36,6 +38,10 @@ extension NWConnection {
         isComplete: Bool = true,
         completion: NWConnection.SendCompletion
     ) {
+        // No content means the same whatever its type.
+        guard let content else {
+            return send(content: Data?.none, contentContext: contentContext, isComplete: isComplete, completion: completion)
+        }
         if flow.isFramed {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,

@@ -158,4 +158,30 @@ struct FramerTests {
         #expect(received.map(\.0) == [6, 7, 8])
         #expect(received.map { $0.1 ?? Data() } == [Data([1]), Data([2, 2]), Data()])
     }
+
+    @Test("a complete send without content but with a framer message is an empty message; without one it sends nothing")
+    func contentlessSends() async throws {
+        let peer = try RawSocket.udpPeer()
+        let connection = NWConnection(
+            host: "127.0.0.1", port: NWEndpoint.Port(rawValue: peer.localPort)!, using: GameFramer.parameters(.udp))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        defer { connection.cancel() }
+        let completed = Recorder<String>()
+        func done(_ name: String) -> NWConnection.SendCompletion {
+            .contentProcessed { completed.append(name + ($0.map { " \($0)" } ?? "")) }
+        }
+        // A message that is all header (Data and generic content alike); a nil send with no
+        // message in its context; then a message with a body, to show nothing came between.
+        connection.send(content: nil, contentContext: GameFramer.context(type: 9), completion: done("data"))
+        connection.send(content: nil as [UInt8]?, contentContext: GameFramer.context(type: 10), completion: done("generic"))
+        connection.send(content: nil, contentContext: .defaultMessage, completion: done("no message"))
+        connection.send(content: Data([7]), contentContext: GameFramer.context(type: 11), completion: done("body"))
+        var datagrams: [[UInt8]] = []
+        for _ in 0..<3 {
+            let (datagram, _) = try #require(try await offload { try peer.receiveFrom(timeout: 10) })
+            datagrams.append(datagram)
+        }
+        #expect(datagrams == [GameFramer.encode(type: 9, []), GameFramer.encode(type: 10, []), GameFramer.encode(type: 11, [7])])
+        #expect(try await completed.wait(count: 4, "completions", timeout: 10) == ["data", "generic", "no message", "body"])
+    }
 }
