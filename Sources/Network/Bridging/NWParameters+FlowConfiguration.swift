@@ -75,14 +75,26 @@ extension NWParameters {
                 configuration.unsupported = .posix(EPROTONOSUPPORT)
             }
         }
+        // TLS on top of framers (over TCP) runs as if the top framer had prepended it.
+        var tlsAbove: FlowTLSConfiguration?
+        if let top = application.first as? NWProtocolTLS.Options, application.count > 1, configuration.transport == .tcp {
+            tlsAbove = top.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
+            application = application.dropFirst()
+        }
         let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
         if configuration.webSocket != nil {
             // (Framers above WebSocket are refused above.)
         } else if framers.count == application.count {
-            configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self) }
+            let side = FramerConnectionSide(peerHostName: target.verifiedName, listener: listener)
+            configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self, side: side) }
+            if var top = configuration.framers.first as? FramerStackEntry {
+                top.tlsAbove = tlsAbove
+                configuration.framers[0] = top
+            }
         } else {
-            // TLS above another protocol lands in a later issue. Refuse rather
-            // than run the connection without them: nothing may silently fall back to plaintext.
+            // Other orders (TLS between framers, TLS over UDP framers, a framer above
+            // WebSocket). Refuse rather than run the connection without a protocol: nothing
+            // may silently fall back to plaintext.
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }
         configuration.trafficClass = serviceClass.trafficClass

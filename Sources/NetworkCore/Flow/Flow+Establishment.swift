@@ -88,6 +88,7 @@ extension Flow {
     private func startInboundLayers() {
         let layers = inboundLayers
         inboundLayers = []
+        let framers = layers.compactMap { $0 as? FramerHost }
         EventLoopFuture.whenAllSucceed(layers.map { $0.startLayer() }, on: eventLoop).whenComplete { result in
             guard self.machine.state == .preparing else { return }
             switch result {
@@ -95,12 +96,40 @@ extension Flow {
                 if let webSocket = facts.lazy.compactMap(\.webSocket).first {
                     self.sessionFacts = StackSessionBox(tls: self.sessionFacts?.tls, webSocket: webSocket)
                 }
+                if self.startTLSAboveFramers(framers) { return }
                 self.acceptedFlowReady()
             case .failure(let error):
                 self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
                 self.perform([.closeTransport(abortive: false)])
             }
         }
+    }
+
+    /// Starts the TLS the top framer of an accepted flow prepended (`hosts` bottom first), if
+    /// any, above that framer; the flow is ready once its handshake is done, as with TLS over
+    /// TCP. False when there is none.
+    private func startTLSAboveFramers(_ hosts: [FramerHost]) -> Bool {
+        let tls: FlowTLSConfiguration?
+        do {
+            tls = try TLSAboveFramer.prepended(by: hosts)
+        } catch {
+            perform(machine.establishmentFailed(error, fatal: true))
+            perform([.closeTransport(abortive: false)])
+            return true
+        }
+        guard let tls, let top = hosts.last?.link as? FramerHandler, case .owned(let channel) = transport,
+            let flowHandler = try? channel.pipeline.syncOperations.handler(type: FlowChannelHandler<FramedMessage, WeakFlowLink>.self)
+        else { return false }
+        NetworkLog.tls.debug("handshake above framer \(top.host.label) (inbound)", metadata: logMetadata)
+        // (A stream from now on, before any decrypted byte can come up.)
+        carryStreamAboveFramers()
+        let started = NIODeadline.now()
+        let timer = inboundHandshakeTimer(FlowServerSecurity.defaultHandshakeTimeout, startedAt: started)
+        TLSAboveFramer.startServer(on: channel, top: top, flowHandler: flowHandler, settings: tls).whenComplete { result in
+            timer.cancel()
+            self.inboundHandshakeFinished(result.mapError { FlowError(tls: $0, verifyBlock: false) }, startedAt: started)
+        }
+        return true
     }
 
     /// A datagram listener's peer is ready at once, or after its DTLS handshake.
@@ -197,7 +226,9 @@ extension Flow {
         switch result {
         case .success(let channel):
             transport = .owned(channel)
-            if isFramed {
+            if isFramed && StreamAboveFramers.isInstalled(on: channel) {
+                carryStreamAboveFramers()
+            } else if isFramed {
                 messageLayer = try? channel.pipeline.syncOperations.handler(
                     type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self
                 ).messageLayer

@@ -29,6 +29,14 @@ extension Flow {
         perform(actions)
     }
 
+    /// TLS a framer prepended runs above the framers (`TLSAboveFramer`): from now on the flow
+    /// carries that protocol's byte stream. Before `ready` only.
+    func carryStreamAboveFramers() {
+        streamAboveFramers.store(true, ordering: .relaxed)
+        messageLayer = nil
+        complete(receives.becomeStream())
+    }
+
     private var highWaterBytes: Int {
         receives.mode == .stream ? Self.streamHighWater : Self.streamHighWater * 4
     }

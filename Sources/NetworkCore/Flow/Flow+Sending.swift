@@ -122,7 +122,9 @@ extension Flow {
 
     /// A promise that finishes `send` once the socket took it; nil when nothing waits for that.
     private func writePromise(for send: FlowSend, on channel: Channel) -> EventLoopPromise<Void>? {
-        guard send.completion != nil || send.counted else { return nil }
+        // (A framed send's completion is the datagram kind, also when a stream runs above the
+        // framers.)
+        guard send.completion != nil || send.counted || send.datagramCompletion != nil else { return nil }
         let promise = eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
             switch result {

@@ -81,6 +81,10 @@ package final class Flow: @unchecked Sendable {
     /// Framers run above the transport (`FlowConfiguration.framers`): the flow carries whole
     /// messages with their framer metadata, whatever the transport.
     package let isFramed: Bool
+    /// A byte stream runs above the framers (TLS a framer prepended): the flow's receives and
+    /// sends are a stream after all. Set once, on the loop, before the flow is ready; read by
+    /// `receiveMessage` on any thread.
+    let streamAboveFramers = Atomic<Bool>(false)
     /// The message layer at the top of the owned channel's stack (a framer, WebSocket), which
     /// takes the flow's messages in direct calls (`FlowMessageLayer`); nil until joined, and for
     /// a datagram listener's peer.
@@ -115,7 +119,9 @@ package final class Flow: @unchecked Sendable {
     var inboundLayers: [any InboundStackLayer] = []
 
     /// The flow's receives and sends are whole messages (datagrams, or framed over a stream).
-    package var carriesMessages: Bool { transportKind == .udp || isFramed }
+    package var carriesMessages: Bool {
+        transportKind == .udp || (isFramed && !streamAboveFramers.load(ordering: .relaxed))
+    }
 
     /// An outbound flow; nothing happens until `start`.
     package convenience init(configuration: FlowConfiguration, eventLoop: EventLoop = Engine.nextEventLoop()) {
@@ -123,6 +129,8 @@ package final class Flow: @unchecked Sendable {
             transport: configuration.transport, fragmentationDisabled: configuration.ip.disableFragmentation,
             framed: configuration.carriesFramedMessages, eventLoop: eventLoop)
         self.setup = FlowSetup(configuration)
+        // TLS the parameters put on top of the framers: a stream from the start.
+        if configuration.framers.first?.tlsAbove != nil { carryStreamAboveFramers() }
     }
 
     /// An outbound flow whose configuration comes with `start(configuration:)`.
@@ -159,6 +167,7 @@ package final class Flow: @unchecked Sendable {
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
         let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages)
+        if configuration.framers.first?.tlsAbove != nil { flow.carryStreamAboveFramers() }
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {
             let handler = GnuTLSStreamHandler(
@@ -389,7 +398,9 @@ package final class Flow: @unchecked Sendable {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
         let operations = mailbox.take()
         // Datagram sends' bytes, copied into one buffer for the hop.
-        var datagramBytes = receives.mode == .datagram ? gatherDatagramBytes(operations) : nil
+        // (A framed flow's sends keep their bytes in the caller's `Data` even when a stream runs
+        // above its framers.)
+        var datagramBytes = receives.mode == .datagram || isFramed ? gatherDatagramBytes(operations) : nil
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
         for operation in operations {
@@ -455,7 +466,8 @@ package final class Flow: @unchecked Sendable {
         // The send budget opens (sends may complete on the sender's thread) only once the
         // `ready` update has been handed on, so no completion can overtake it; it closes
         // before any other state is.
-        let stream = receives.mode == .stream
+        // (Not for a stream above framers: its sends are the framed kind, outside the budget.)
+        let stream = receives.mode == .stream && !isFramed
         let budgetOpen = stream && state == .ready && !sendPath.writeClosed
         if stream && !budgetOpen { mailbox.budget { $0.setOpen(false) } }
         stateHandler?(state)

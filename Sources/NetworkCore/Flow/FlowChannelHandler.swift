@@ -71,6 +71,13 @@ extension FlowChannelHandler: FramedMessageReceiver where Message == FramedMessa
         layer.deliverMessages(to: self)
         if let flow, flow.transport.channel === channel { flow.messageLayer = layer }
     }
+
+    /// Another layer went in between (TLS a framer prepended): the flow's writes go through the
+    /// pipeline again.
+    func leaveMessageLayer() {
+        messageLayer = nil
+        flow?.messageLayer = nil
+    }
 }
 
 /// What a flow's pipeline delivers: stream bytes or datagrams.

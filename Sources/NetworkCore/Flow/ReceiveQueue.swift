@@ -46,7 +46,7 @@ package struct ReceiveQueue<Token> {
     // (Declared in this order so the small fields fill the bytes `stream` leaves over: every
     // flow carries one queue, and a field order that pads costs every idle connection.)
     private var stream: ByteBuffer
-    package let mode: Mode
+    package private(set) var mode: Mode
     private var datagrams: Deque<QueuedMessage> = []
     private var pending: Deque<Request> = []
     /// Bytes buffered and not yet received. 32 bits (reading stops at the flow's high-water
@@ -62,6 +62,17 @@ package struct ReceiveQueue<Token> {
     package init(mode: Mode) {
         self.mode = mode
         self.stream = ByteBuffer()
+    }
+
+    /// From now on the queue carries a stream (a byte stream began above a framed one): waiting
+    /// receives stay, messages already buffered become the start of the stream.
+    package mutating func becomeStream() -> [(Token, ReceiveOutcome)] {
+        guard mode == .datagram else { return [] }
+        mode = .stream
+        let held = datagrams
+        datagrams = []
+        buffered = 0
+        return held.flatMap { append($0.bytes) }
     }
 
     package var pendingReceiveCount: Int { pending.count }

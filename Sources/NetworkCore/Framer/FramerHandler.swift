@@ -21,8 +21,9 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
     /// called: a listener's connection starts its framers when the application starts it,
     /// after TLS; bytes that come before are kept for them).
     private let startsAtOnce: Bool
-    /// Another framer's handler is right above (it takes bytes) or below (it takes messages).
-    private let framerAbove: Bool
+    /// Above is a layer that takes bytes (another framer, or TLS the framer prepended), or
+    /// below one that takes messages (another framer).
+    private var bytesAbove: Bool
     private let framerBelow: Bool
     private var context: ChannelHandlerContext?
     /// The flow's handler right above, when this is the top framer (`FlowMessageLayer`):
@@ -32,7 +33,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
     init(_ host: FramerHost, startsAtOnce: Bool = true, framerAbove: Bool = false, framerBelow: Bool = false) {
         self.host = host
         self.startsAtOnce = startsAtOnce
-        self.framerAbove = framerAbove
+        self.bytesAbove = framerAbove
         self.framerBelow = framerBelow
         host.link = self
         if !framerBelow { host.gatherOutputForByteStream() }
@@ -67,6 +68,13 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
 
     func deliverMessages(to receiver: any FramedMessageReceiver) {
         self.receiver = receiver
+    }
+
+    /// A byte-stream protocol goes in right above (TLS the framer prepended): messages go up
+    /// through the pipeline as bytes from now on, no longer to the flow's handler.
+    func carryByteStreamAbove() {
+        bytesAbove = true
+        receiver = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -116,7 +124,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
         if let receiver {
             receiver.receive(framed: message, channel: context.channel)
         } else {
-            context.fireChannelRead(framerAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
+            context.fireChannelRead(bytesAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
         }
     }
 

@@ -61,6 +61,7 @@ package final class FramerHost: @unchecked Sendable {
         self.writesDatagrams = writesDatagrams
         self.ready = eventLoop.makePromise()
         self.input = FramerInput(maximumMessageLength: maximumMessageLength)
+        self.prependedTLS = factory.tlsAbove
     }
 
     /// Succeeds once the framer is ready, fails if it fails first.
@@ -281,6 +282,20 @@ package final class FramerHost: @unchecked Sendable {
     /// `passThroughOutput`: from now on messages are written as they are.
     package func passThroughOutput() {
         passingOutputThrough = true
+    }
+
+    /// TLS the framer put above itself (`prependApplicationProtocol`): it runs over the
+    /// framer once the framer is ready, and the connection is ready after its handshake.
+    package private(set) var prependedTLS: FlowTLSConfiguration?
+
+    /// `prependApplicationProtocol` with TLS. Only before `markReady` (the protocol above starts
+    /// when the framer is ready), once, and over a byte stream (TLS over datagrams would be
+    /// DTLS): the error says why not, nil when it was added.
+    package func prepend(tls settings: FlowTLSConfiguration) -> FlowError? {
+        guard !isReady, failure == nil else { return .posix(EINVAL) }
+        guard !writesDatagrams, prependedTLS == nil else { return .posix(EOPNOTSUPP) }
+        prependedTLS = settings
+        return nil
     }
 
     /// `markReady`.

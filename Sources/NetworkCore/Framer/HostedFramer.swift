@@ -27,4 +27,11 @@ package protocol HostedFramerFactory: Sendable {
     var label: String { get }
     /// A new framer working through `host`.
     func makeFramer(host: FramerHost) -> any HostedFramer
+    /// TLS the parameters put right above this framer (`[TLS, framer]` in the application
+    /// protocols): it runs as if the framer had prepended it (`FramerHost.prependedTLS`).
+    var tlsAbove: FlowTLSConfiguration? { get }
+}
+
+extension HostedFramerFactory {
+    package var tlsAbove: FlowTLSConfiguration? { nil }
 }

@@ -174,7 +174,7 @@ struct ClientStackBuilder: Sendable {
                 : TLSStack.startClient(on: channel, settings: settings, hostName: hostName, peer: peer)
         }
         if let webSocket = configuration.webSocket { return withWebSocket(secure, webSocket, attempt: attempt) }
-        return framed ? withFramers(secure) : secure
+        return framed ? withFramers(secure, attempt: attempt, peer: peer) : secure
     }
 
     /// The WebSocket layer over everything below it: the attempt is up when the server accepted
@@ -192,9 +192,13 @@ struct ClientStackBuilder: Sendable {
 
     /// The framers of the stack, over everything below them (TCP or UDP, a proxy's tunnel, TLS): each
     /// goes in above the ones below it, right under the flow's handler, and starts at once; the
-    /// attempt is up when every framer is ready. A framer that fails closes the socket.
-    private func withFramers(_ connected: EventLoopFuture<Channel>, datagrams: Bool = false) -> EventLoopFuture<Channel> {
+    /// attempt is up when every framer is ready, and the TLS the top one prepended (if any) has
+    /// finished its handshake above it (`TLSAboveFramer`). A framer that fails closes the socket.
+    private func withFramers(
+        _ connected: EventLoopFuture<Channel>, datagrams: Bool = false, attempt: ConnectionAttempt, peer: SocketAddress?
+    ) -> EventLoopFuture<Channel> {
         let framers = configuration.framers
+        let targetName = configuration.target.hostName
         return withLayer(connected) { channel, pipeline, flowHandler in
             // Over UDP and DTLS, each datagram's (decrypted) bytes are the framer's input.
             if datagrams { try pipeline.addHandler(DatagramPayloads(), position: .before(flowHandler)) }
@@ -207,7 +211,20 @@ struct ClientStackBuilder: Sendable {
                 try pipeline.addHandler(handler, position: .before(flowHandler))
             }
             if let top = handlers.last { flowHandler.join(top, channel: channel) }
-            return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
+            return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop).flatMap {
+                do {
+                    guard let tls = try TLSAboveFramer.prepended(by: hosts), let top = handlers.last else {
+                        return channel.eventLoop.makeSucceededVoidFuture()
+                    }
+                    let hostName = tls.serverName ?? targetName
+                    return self.handshake(tls, hostName: hostName, on: channel, attempt: attempt) { channel, settings, hostName in
+                        TLSAboveFramer.startClient(
+                            on: channel, top: top, flowHandler: flowHandler, settings: settings, hostName: hostName, peer: peer)
+                    }
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
         }
     }
 
@@ -303,7 +320,7 @@ struct ClientStackBuilder: Sendable {
         let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
         }
-        return framed ? withFramers(secure, datagrams: true) : secure
+        return framed ? withFramers(secure, datagrams: true, attempt: attempt, peer: nil) : secure
     }
 
     /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:
@@ -315,25 +332,34 @@ struct ClientStackBuilder: Sendable {
     ) -> EventLoopFuture<Channel> {
         guard let tls = configuration.tls else { return connected }
         let hostName = tls.serverName ?? configuration.target.hostName
+        return connected.flatMap { channel in
+            handshake(tls, hostName: hostName, on: channel, attempt: attempt, start: start).map { channel }
+        }
+    }
+
+    /// One TLS handshake of an attempt (over TCP, or above a framer that prepended it): the
+    /// challenge block first, then `start`; its facts go to the attempt, and a failure closes the
+    /// socket.
+    private func handshake(
+        _ tls: FlowTLSConfiguration, hostName: String?, on channel: Channel, attempt: ConnectionAttempt,
+        start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
+    ) -> EventLoopFuture<Void> {
         var metadata = logMetadata
         metadata["verification"] = "\(tls.verificationLogText(server: false))"
         if let hostName { metadata["server_name"] = "\(hostName)" }
-        return connected.flatMap { [metadata] channel in
-            let started = NIODeadline.now()
-            NetworkLog.tls.debug("handshake with \(attempt.address.logText)", metadata: metadata)
-            return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
-                start(channel, settings, hostName)
-            }.map { facts in
-                NetworkLog.tls.debug(
-                    "handshake complete, peer trusted", metadata: metadata.merging(facts.logMetadata) { a, _ in a })
-                attempt.tlsFacts = facts
-                attempt.tlsHandshakeDuration = .now() - started
-                return channel
-            }.flatMapErrorThrowing { error in
-                NetworkLog.tls.debug("handshake failed: \(Self.logText(for: error))", metadata: metadata)
-                channel.close(promise: nil)
-                throw error
-            }
+        let started = NIODeadline.now()
+        NetworkLog.tls.debug("handshake with \(attempt.address.logText)", metadata: metadata)
+        return Self.resolveChallenge(tls, on: channel.eventLoop).flatMap { settings in
+            start(channel, settings, hostName)
+        }.map { [metadata] facts in
+            NetworkLog.tls.debug(
+                "handshake complete, peer trusted", metadata: metadata.merging(facts.logMetadata) { a, _ in a })
+            attempt.tlsFacts = facts
+            attempt.tlsHandshakeDuration = .now() - started
+        }.flatMapErrorThrowing { [metadata] error in
+            NetworkLog.tls.debug("handshake failed: \(Self.logText(for: error))", metadata: metadata)
+            channel.close(promise: nil)
+            throw error
         }
     }
 

@@ -174,11 +174,12 @@ enum TLSStack {
 
     /// Adds a client handler in front of the flow's handler and completes with the session once
     /// the handshake is done (or with a `.tls` error).
-    /// `atFront`: at the very front of the pipeline (TLS with an HTTPS proxy); otherwise where
-    /// the stack's handlers go (`addStackHandler`: behind such a proxy session, if any).
+    /// `atFront`: at the very front of the pipeline (TLS with an HTTPS proxy); `before`: right
+    /// below that handler (TLS a framer prepended, above the framer); otherwise where the stack's
+    /// handlers go (`addStackHandler`: behind such a proxy session, if any).
     static func startClient(
         on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, peer: SocketAddress? = nil,
-        atFront: Bool = false
+        atFront: Bool = false, before: (any ChannelHandler)? = nil
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         do {
@@ -201,6 +202,8 @@ enum TLSStack {
             }
             if atFront {
                 try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            } else if let before {
+                try channel.pipeline.syncOperations.addHandler(handler, position: .before(before))
             } else {
                 try channel.pipeline.syncOperations.addStackHandler(handler)
             }
@@ -221,8 +224,11 @@ enum TLSStack {
         }
     }
 
-    /// Adds a server handler in front of everything (at adoption, so early bytes reach it).
-    static func addServerHandler(to channel: Channel, context: NIOSSLContext, settings: FlowTLSConfiguration) throws -> NIOSSLServerHandler {
+    /// Adds a server handler in front of everything (at adoption, so early bytes reach it), or
+    /// right below `before` (TLS a framer prepended, above the framer).
+    static func addServerHandler(
+        to channel: Channel, context: NIOSSLContext, settings: FlowTLSConfiguration, before: (any ChannelHandler)? = nil
+    ) throws -> NIOSSLServerHandler {
         let handler: NIOSSLServerHandler
         if let verify = settings.verify, settings.peerAuthenticationRequired == true {
             handler = NIOSSLServerHandler(context: context) { certificates, promise in
@@ -235,7 +241,7 @@ enum TLSStack {
         } else {
             handler = NIOSSLServerHandler(context: context)
         }
-        try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        try channel.pipeline.syncOperations.addHandler(handler, position: before.map { .before($0) } ?? .first)
         return handler
     }
 

@@ -7,8 +7,8 @@ final class FramerImplementationHost: HostedFramer {
     private let implementation: any NWProtocolFramerImplementation
     private let instance: NWProtocolFramer.Instance
 
-    init(host: FramerHost, options: NWProtocolFramer.Options, parameters: NWParameters?) {
-        instance = NWProtocolFramer.Instance(host: host, options: options, parameters: parameters)
+    init(host: FramerHost, options: NWProtocolFramer.Options, parameters: NWParameters?, side: FramerConnectionSide) {
+        instance = NWProtocolFramer.Instance(host: host, options: options, parameters: parameters, side: side)
         implementation = options.framerDefinition.implementation.init(framer: instance)
     }
 
@@ -45,10 +45,14 @@ struct FramerStackEntry: HostedFramerFactory, @unchecked Sendable {
     // (Options and parameters are lock-protected classes, safe to share.)
     let options: NWProtocolFramer.Options
     let parameters: NWParameters?
+    /// Which side of which connection the framer runs on (for TLS it prepends).
+    var side = FramerConnectionSide(peerHostName: nil, listener: false)
+    /// TLS the parameters put right above this framer.
+    var tlsAbove: FlowTLSConfiguration?
 
     var label: String { options.framerDefinition.name }
 
     func makeFramer(host: FramerHost) -> any HostedFramer {
-        FramerImplementationHost(host: host, options: options, parameters: parameters)
+        FramerImplementationHost(host: host, options: options, parameters: parameters, side: side)
     }
 }

@@ -21,8 +21,11 @@ extension NWProtocolFramer {
         /// The parameters of the connection or listener the framer runs in.
         public final let parameters: NWParameters?
 
-        init(host: FramerHost, options: NWProtocolFramer.Options, parameters: NWParameters?) {
+        private let side: FramerConnectionSide
+
+        init(host: FramerHost, options: NWProtocolFramer.Options, parameters: NWParameters?, side: FramerConnectionSide) {
             self.host = host
+            self.side = side
             self.definition = options.framerDefinition
             self.options = options
             self.parameters = parameters
@@ -112,10 +115,18 @@ extension NWProtocolFramer {
             host.markFailed(error.map(FlowError.init))
         }
 
-        /// Adds a protocol below the framer while the connection runs. Not supported yet: throws
-        /// `EOPNOTSUPP` (docs/api-deviations.md).
+        /// Puts another protocol above this framer: it starts once the framer calls
+        /// ``markReady()``, and the connection is ready when that protocol is (STARTTLS, or TLS
+        /// through a tunnel the framer opened). Call it before `markReady`, from `start` or
+        /// `handleInput`. TLS (``NWProtocolTLS/Options``) over TCP is supported, once per
+        /// connection, by the top framer of the stack; other protocols throw
+        /// `.posix(.EOPNOTSUPP)`, and a framer already ready `.posix(.EINVAL)`
+        /// (docs/framer.md, "Prepending TLS").
         public final func prependApplicationProtocol(options: NWProtocolOptions) throws {
-            throw NWError.posix(.EOPNOTSUPP)
+            guard let tls = options as? NWProtocolTLS.Options else { throw NWError.posix(.EOPNOTSUPP) }
+            let settings = tls.securityProtocolOptions.flowConfiguration(
+                peerHostName: side.listener ? nil : side.peerHostName, listener: side.listener)
+            if let error = host.prepend(tls: settings) { throw NWError(error) }
         }
 
         /// Runs `execute` on the framer's context, after the current call returns.

@@ -6,14 +6,21 @@ enum DTLSStack {
     /// Adds a GnuTLS client handler in front of the flow's handler (`AddressedEnvelope`: DTLS on
     /// a connected datagram channel; `ByteBuffer`: TLS over TCP, for pre-shared keys) and
     /// completes once the handshake and the server's verification are done.
+    /// `before`: right below that handler (TLS a framer prepended) instead of where the stack's
+    /// handlers go.
     static func startClient<Message: GnuTLSFraming>(
-        _: Message.Type, on channel: Channel, settings: FlowTLSConfiguration, hostName: String?
+        _: Message.Type, on channel: Channel, settings: FlowTLSConfiguration, hostName: String?,
+        before: (any ChannelHandler)? = nil
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
         do {
-            try channel.pipeline.syncOperations.addStackHandler(
-                GnuTLSHandler<Message>(role: .client(serverName: hostName), settings: settings, handshake: promise))
+            let handler = GnuTLSHandler<Message>(role: .client(serverName: hostName), settings: settings, handshake: promise)
+            if let before {
+                try channel.pipeline.syncOperations.addHandler(handler, position: .before(before))
+            } else {
+                try channel.pipeline.syncOperations.addStackHandler(handler)
+            }
         } catch {
             promise.fail(error)
         }
