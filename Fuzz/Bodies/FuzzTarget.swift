@@ -22,6 +22,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case coderStream = "coder-stream"
     /// What a WebSocket server sends after the upgrade: frames into whole messages.
     case webSocketFrames = "websocket-frames"
+    /// A DNS-SD TXT record's key/value strings (what a Bonjour service advertises).
+    case txtRecord = "txt-record"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -37,6 +39,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .tlvInput: TLVFramerFuzzBody.run(bytes, layout: .tlv)
         case .coderStream: TLVFramerFuzzBody.run(bytes, layout: .lengthPrefixed)
         case .webSocketFrames: WebSocketFramesFuzzBody.run(bytes)
+        case .txtRecord: TXTRecordFuzzBody.run(bytes)
         }
     }
 

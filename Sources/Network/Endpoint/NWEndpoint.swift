@@ -16,7 +16,7 @@ public enum NWEndpoint: CustomDebugStringConvertible, Equatable, Hashable, Senda
     /// An endpoint that the other cases cannot express.
     case opaque(nw_endpoint_t)
 
-    // TODO(bonjour issue): `var txtRecord: NWTXTRecord?` belongs here once NWTXTRecord exists.
+    // TODO(bonjour issue): `var txtRecord: NWTXTRecord?` belongs here once browse results carry one.
 
     /// The interface the endpoint is scoped to: the host's scope for ``hostPort(host:port:)``,
     /// the service's interface for ``service(name:type:domain:interface:)``, nil otherwise.

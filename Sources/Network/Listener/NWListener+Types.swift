@@ -47,12 +47,27 @@ extension NWListener {
         /// Whether to fail instead of renaming when the name is taken.
         public var noAutoRename: Bool = false
 
+        /// The TXT record as key/value pairs: the one set here, else `txtRecord` read as one.
+        /// What a listener advertises is this record.
+        public var txtRecordObject: NWTXTRecord? {
+            get { storedTXTRecordObject ?? txtRecord.map(NWTXTRecord.init) }
+            set { storedTXTRecordObject = newValue }
+        }
+        private var storedTXTRecordObject: NWTXTRecord?
+
         /// Describes a service by name, type, domain and an optional wire-format TXT record.
         public init(name: String? = nil, type: String, domain: String? = nil, txtRecord: Data? = nil) {
             self.name = name
             self.type = type
             self.domain = domain
             self.txtRecord = txtRecord
+        }
+
+        /// Describes a service by name, type, domain and a TXT record of key/value pairs
+        /// (`txtRecord` then holds its wire format).
+        public init(name: String? = nil, type: String, domain: String? = nil, txtRecord: NWTXTRecord) {
+            self.init(name: name, type: type, domain: domain, txtRecord: txtRecord.data)
+            storedTXTRecordObject = txtRecord
         }
 
         /// `name.type.domain`, with the parts that are set.
