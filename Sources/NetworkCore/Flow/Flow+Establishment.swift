@@ -117,9 +117,15 @@ extension Flow {
             perform([.closeTransport(abortive: false)])
             return true
         }
-        guard let tls, let top = hosts.last?.link as? FramerHandler, case .owned(let channel) = transport,
+        guard let tls else { return false }
+        guard let top = hosts.last?.link as? FramerHandler, case .owned(let channel) = transport,
             let flowHandler = try? channel.pipeline.syncOperations.handler(type: FlowChannelHandler<FramedMessage, WeakFlowLink>.self)
-        else { return false }
+        else {
+            // TLS was asked for and cannot run here: fail rather than go on in plaintext.
+            perform(machine.establishmentFailed(.posix(EOPNOTSUPP), fatal: true))
+            perform([.closeTransport(abortive: false)])
+            return true
+        }
         NetworkLog.tls.debug("handshake above framer \(top.host.label) (inbound)", metadata: logMetadata)
         // (A stream from now on, before any decrypted byte can come up.)
         carryStreamAboveFramers()

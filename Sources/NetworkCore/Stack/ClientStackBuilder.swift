@@ -213,9 +213,11 @@ struct ClientStackBuilder: Sendable {
             if let top = handlers.last { flowHandler.join(top, channel: channel) }
             return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop).flatMap {
                 do {
-                    guard let tls = try TLSAboveFramer.prepended(by: hosts), let top = handlers.last else {
+                    guard let tls = try TLSAboveFramer.prepended(by: hosts) else {
                         return channel.eventLoop.makeSucceededVoidFuture()
                     }
+                    // (TLS asked for and no framer to run it above: never plaintext instead.)
+                    guard let top = handlers.last else { throw FlowError.posix(EOPNOTSUPP) }
                     let hostName = tls.serverName ?? targetName
                     return self.handshake(tls, hostName: hostName, on: channel, attempt: attempt) { channel, settings, hostName in
                         TLSAboveFramer.startClient(
