@@ -82,7 +82,8 @@ package final class Flow: @unchecked Sendable {
     /// messages with their framer metadata, whatever the transport.
     package let isFramed: Bool
     /// A byte stream runs above the framers (TLS a framer prepended): the flow's receives and
-    /// sends are a stream after all. Set once, on the loop, before the flow is ready; read by
+    /// sends are a stream after all. Set once before the flow is ready (at creation for TLS the
+    /// parameters put there, else on the loop when the top framer is ready); read by
     /// `receiveMessage` on any thread.
     let streamAboveFramers = Atomic<Bool>(false)
     /// The message layer at the top of the owned channel's stack (a framer, WebSocket), which
