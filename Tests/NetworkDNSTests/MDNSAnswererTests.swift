@@ -4,7 +4,9 @@ import Testing
 @testable import NetworkDNS
 
 /// `MDNSAnswerer`: which owned records answer a query and how the reply travels (RFC 6762
-/// §5–§8, RFC 6763 §12).
+/// §5–§8, RFC 6763 §12). The queries and replies are values handed in and out; no socket is
+/// opened and nothing is sent, so no network namespace is needed here (the socket side's tests
+/// will run in namespaces).
 @Suite("DNS.MDNSAnswerer")
 struct MDNSAnswererTests {
     typealias Reply = MDNSAnswerer.Reply

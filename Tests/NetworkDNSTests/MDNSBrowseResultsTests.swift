@@ -4,7 +4,8 @@ import Testing
 @testable import NetworkDNS
 
 /// `MDNSBrowseResults`: browse results across interfaces from cache changes, and the whole value
-/// pipeline (a registration's announcement → a cache → a browse, then its goodbye).
+/// pipeline (a registration's announcement → a cache → a browse, then its goodbye). Messages pass
+/// as values, never through a socket, so nothing here needs a network namespace.
 @Suite("DNS.MDNSBrowseResults")
 struct MDNSBrowseResultsTests {
     typealias Change = MDNSBrowseResults.Change

@@ -5,7 +5,8 @@ import Testing
 
 /// The querier's value types: `MDNSCache` (TTLs, goodbyes, the cache-flush bit, known answers,
 /// a bound) and `MDNSContinuousQuery` (the schedule, known-answer lists, duplicate question
-/// suppression), driven by a hand-moved clock.
+/// suppression), driven by a hand-moved clock. No socket is opened (these are values), so nothing
+/// here needs a network namespace.
 @Suite("DNS.MDNSQuerier")
 struct MDNSQuerierTests {
     static let type = try! DNSName("_ipp._tcp.local.")

@@ -5,7 +5,8 @@ import Testing
 
 /// `MDNSRegistration`, the responder's claim of one service name (RFC 6762 §8–§10), driven by
 /// hand: the schedule of probes and announcements, conflicts and renaming, simultaneous probes,
-/// our own packets looped back, and goodbyes.
+/// our own packets looped back, and goodbyes. No socket is opened (these are values), so nothing
+/// here needs a network namespace.
 @Suite("DNS.MDNSRegistration")
 struct MDNSRegistrationTests {
     typealias Action = MDNSRegistration.Action
@@ -22,6 +23,23 @@ struct MDNSRegistrationTests {
         actions.compactMap { if case .send(let message) = $0 { return message } else { return nil } }
     }
 
+    static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+    /// A registration of `service` that has sent its first probe at `start`.
+    static func probing(_ service: MDNSService = service(), noAutoRename: Bool = false) -> MDNSRegistration {
+        var registration = MDNSRegistration(service: service, noAutoRename: noAutoRename)
+        _ = registration.start(initialDelay: .zero)
+        _ = registration.wake(now: start)
+        return registration
+    }
+
+    /// Another host's response claiming `service`'s name with its own records.
+    static func claim(by service: MDNSService) throws -> DNSMessage {
+        DNSMessage(
+            header: DNSHeader(isResponse: true, isAuthoritative: true, recursionDesired: false),
+            answers: try service.records().map(\.responseRecord))
+    }
+
     /// Runs start and wake-ups until the name is registered; returns every action.
     static func register(_ registration: inout MDNSRegistration, clock: inout NIODeadline) -> [Action] {
         var actions = registration.start(initialDelay: .milliseconds(100))
@@ -35,7 +53,7 @@ struct MDNSRegistrationTests {
     @Test("three probes 250 ms apart (the first asking for a unicast answer), then announcements with the cache-flush bit on SRV and TXT")
     func schedule() throws {
         var registration = MDNSRegistration(service: Self.service())
-        var clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var clock = Self.start
         let actions = Self.register(&registration, clock: &clock)
         let name = try Self.service().instanceName
         #expect(actions.first == .wake(after: .milliseconds(100)))
@@ -63,7 +81,7 @@ struct MDNSRegistrationTests {
     @Test("our own probes and announcements looped back are no conflict")
     func ownEcho() {
         var registration = MDNSRegistration(service: Self.service())
-        var clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var clock = Self.start
         var actions = registration.start(initialDelay: .zero)
         clock = clock + .milliseconds(1)
         actions = registration.wake(now: clock)
@@ -75,15 +93,10 @@ struct MDNSRegistrationTests {
 
     @Test("a response claiming the name while probing renames the instance to \"Printer (2)\" and probes again")
     func conflictWhileProbing() throws {
-        var registration = MDNSRegistration(service: Self.service())
-        let clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
-        _ = registration.start(initialDelay: .zero)
-        _ = registration.wake(now: clock)
-        let other = Self.service(port: 9100)   // same name, another host's port
-        let theirs = DNSMessage(
-            header: DNSHeader(isResponse: true, isAuthoritative: true, recursionDesired: false),
-            answers: try other.records().map(\.responseRecord))
-        #expect(registration.received(theirs, now: clock) == [.wake(after: .zero)])
+        var registration = Self.probing()
+        let clock = Self.start
+        // Same name, another host's port.
+        #expect(registration.received(try Self.claim(by: Self.service(port: 9100)), now: clock) == [.wake(after: .zero)])
         #expect(registration.service.instance == "Printer (2)")
         var later = clock
         let actions = Self.register(&registration, clock: &later)
@@ -93,36 +106,29 @@ struct MDNSRegistrationTests {
 
     @Test("with noAutoRename a conflict ends the registration instead")
     func noAutoRename() throws {
-        var registration = MDNSRegistration(service: Self.service(), noAutoRename: true)
-        let clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
-        _ = registration.start(initialDelay: .zero)
-        _ = registration.wake(now: clock)
-        let theirs = DNSMessage(header: DNSHeader(isResponse: true), answers: try Self.service(port: 1).records().map(\.record))
-        #expect(registration.received(theirs, now: clock) == [.failed(Self.service())])
+        var registration = Self.probing(noAutoRename: true)
+        let clock = Self.start
+        #expect(registration.received(try Self.claim(by: Self.service(port: 1)), now: clock) == [.failed(Self.service())])
         #expect(registration.wake(now: clock + .seconds(1)).isEmpty)
         #expect(registration.cancel().isEmpty, "never announced: no goodbye")
     }
 
     @Test("simultaneous probes: the lexicographically earlier proposal loses and probes again a second later; the later one carries on")
     func tieBreak() throws {
-        let clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        let clock = Self.start
         // Same name, ports 631 and 632: the SRV RDATA differs first in the port.
         func probe(of service: MDNSService) throws -> DNSMessage {
             var other = MDNSRegistration(service: service)
             _ = other.start(initialDelay: .zero)
             return try #require(Self.sent(other.wake(now: clock)).first)
         }
-        var low = MDNSRegistration(service: Self.service(port: 631))
-        _ = low.start(initialDelay: .zero)
-        _ = low.wake(now: clock)
+        var low = Self.probing(Self.service(port: 631))
         #expect(low.received(try probe(of: Self.service(port: 632)), now: clock) == [.wake(after: .seconds(1))])
         let again = low.wake(now: clock + .seconds(1))
         #expect(Self.sent(again).first?.questions.first?.recordClass.rawValue == 0x8001, "starts over with a first probe")
         #expect(low.service.instance == "Printer", "a lost tie-break keeps the name")
 
-        var high = MDNSRegistration(service: Self.service(port: 632))
-        _ = high.start(initialDelay: .zero)
-        _ = high.wake(now: clock)
+        var high = Self.probing(Self.service(port: 632))
         #expect(high.received(try probe(of: Self.service(port: 631)), now: clock).isEmpty)
     }
 
@@ -144,9 +150,9 @@ struct MDNSRegistrationTests {
     @Test("a conflict after the announcements probes the same name again first; a second conflict renames")
     func conflictAfterRegistration() throws {
         var registration = MDNSRegistration(service: Self.service())
-        var clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var clock = Self.start
         _ = Self.register(&registration, clock: &clock)
-        let theirs = DNSMessage(header: DNSHeader(isResponse: true), answers: try Self.service(port: 1).records().map(\.record))
+        let theirs = try Self.claim(by: Self.service(port: 1))
         #expect(registration.received(theirs, now: clock) == [.wake(after: .zero)])
         #expect(registration.service.instance == "Printer")
         _ = registration.wake(now: clock)
@@ -157,14 +163,13 @@ struct MDNSRegistrationTests {
     @Test("15 conflicts within 10 seconds pause probing for 5 seconds")
     func conflictRateLimit() throws {
         var registration = MDNSRegistration(service: Self.service())
-        let clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
         _ = registration.start(initialDelay: .zero)
         var last: [Action] = []
         for index in 0..<15 {
-            let now = clock + .milliseconds(Int64(index) * 100)
+            let now = Self.start + .milliseconds(Int64(index) * 100)
             _ = registration.wake(now: now)
-            let theirs = DNSMessage(
-                header: DNSHeader(isResponse: true), answers: try registration.service.records().map { var r = $0.record; r.ttl = 1; r.data = r.type == .srv ? .srv(DNSServiceRecord(priority: 0, weight: 0, port: 1, target: Self.host)) : r.data; return r })
+            // Whatever the instance is called by now, another host claims it.
+            let theirs = try Self.claim(by: Self.service(registration.service.instance, port: 1))
             last = registration.received(theirs, now: now)
             if index < 14 { #expect(last == [.wake(after: .zero)], "conflict \(index + 1)") }
         }
@@ -174,7 +179,7 @@ struct MDNSRegistrationTests {
     @Test("cancelling after the announcement sends every record with TTL 0 and no cache-flush bit")
     func goodbye() {
         var registration = MDNSRegistration(service: Self.service())
-        var clock = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var clock = Self.start
         _ = Self.register(&registration, clock: &clock)
         let goodbye = Self.sent(registration.cancel())
         #expect(goodbye.count == 1)

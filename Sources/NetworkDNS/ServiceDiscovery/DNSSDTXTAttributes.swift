@@ -48,15 +48,26 @@ package struct DNSSDTXTAttributes: Equatable, Hashable, Sendable {
         while let length = rest.first {
             rest = rest.dropFirst()
             guard rest.count >= Int(length) else { break }
-            let string = rest.prefix(Int(length))
+            add(rest.prefix(Int(length)))
             rest = rest.dropFirst(Int(length))
-            // (An empty string, such as the single zero byte of an empty record, carries nothing.)
-            guard let attribute = Self.decode(string) else { continue }
-            if index(of: attribute.key) == nil { attributes.append(attribute) }
         }
     }
 
+    /// The attributes of a TXT record's strings, as the DNS codec decodes them
+    /// (`DNSRecordData.txt`), with the rules of `init(wire:)`.
+    package init(strings: [[UInt8]]) {
+        for string in strings { add(string) }
+    }
+
+    /// Adds what one string says, unless it says nothing valid or its key is there already.
+    private mutating func add<Bytes: Collection>(_ string: Bytes) where Bytes.Element == UInt8 {
+        // (An empty string, such as the single zero byte of an empty record, carries nothing.)
+        guard let attribute = Self.decode(string) else { return }
+        if index(of: attribute.key) == nil { attributes.append(attribute) }
+    }
+
     private static func decode<Bytes: Collection>(_ string: Bytes) -> Attribute? where Bytes.Element == UInt8 {
+        guard string.count <= maximumAttributeLength else { return nil }
         let equals = string.firstIndex(of: UInt8(ascii: "="))
         let keyBytes = string[..<(equals ?? string.endIndex)]
         guard !keyBytes.isEmpty, keyBytes.allSatisfy(isKeyByte) else { return nil }
@@ -65,20 +76,23 @@ package struct DNSSDTXTAttributes: Equatable, Hashable, Sendable {
         return Attribute(key: key, value: .bytes(Array(string[string.index(after: equals)...])))
     }
 
-    /// The RDATA to send: every attribute as a length-prefixed string; a record without
-    /// attributes is one zero byte, as RFC 6763 §6.1 requires.
-    package var wire: [UInt8] {
-        guard !attributes.isEmpty else { return [0] }
-        var bytes: [UInt8] = []
-        for attribute in attributes {
-            bytes.append(UInt8(attribute.encodedLength))
-            bytes += attribute.key.utf8
+    /// The record's strings, one `key[=value]` per attribute; a record without attributes is
+    /// one empty string, as RFC 6763 §6.1 requires.
+    package var strings: [[UInt8]] {
+        guard !attributes.isEmpty else { return [[]] }
+        return attributes.map { attribute in
+            var string = Array(attribute.key.utf8)
             if case .bytes(let value) = attribute.value {
-                bytes.append(UInt8(ascii: "="))
-                bytes += value
+                string.append(UInt8(ascii: "="))
+                string += value
             }
+            return string
         }
-        return bytes
+    }
+
+    /// The RDATA to send: `strings`, each with its length byte (an empty record is one zero byte).
+    package var wire: [UInt8] {
+        strings.flatMap { [UInt8($0.count)] + $0 }
     }
 
     /// Whether `key` may name an attribute: at least one printable US-ASCII character, no `=`.

@@ -45,7 +45,7 @@ package struct MDNSAnswerer: Sendable {
         var unicastAnswers: [MDNSRecord] = []
         var defending = false
         for question in query.questions {
-            let unicast = legacy || question.recordClass.rawValue & MDNSRecord.unicastResponseBit != 0
+            let unicast = legacy || question.recordClass.hasMDNSBit
             let isProbe = query.authorities.contains { $0.name.equalsIgnoringCase(question.name) }
             for record in owned where Self.matches(record.record, question) {
                 if Self.isKnown(record.record, in: query) { continue }
@@ -112,15 +112,15 @@ package struct MDNSAnswerer: Sendable {
         }
         return DNSMessage(
             header: DNSHeader(id: legacyQuery.header.id, isResponse: true, isAuthoritative: true, recursionDesired: legacyQuery.header.recursionDesired),
-            questions: legacyQuery.questions.map { DNSQuestion(name: $0.name, type: $0.type, recordClass: DNSClass(rawValue: $0.recordClass.rawValue & ~MDNSRecord.unicastResponseBit)) },
+            questions: legacyQuery.questions.map { DNSQuestion(name: $0.name, type: $0.type, recordClass: $0.recordClass.withoutMDNSBit) },
             answers: answers.map(legacy), additionals: additionals.map(legacy))
     }
 
     private static func matches(_ record: DNSResourceRecord, _ question: DNSQuestion) -> Bool {
-        let questionClass = question.recordClass.rawValue & ~MDNSRecord.unicastResponseBit
+        let questionClass = question.recordClass.withoutMDNSBit
         return record.name.equalsIgnoringCase(question.name)
             && (question.type == .any || question.type == record.type)
-            && (questionClass == 255 || questionClass == record.recordClass.rawValue & ~MDNSRecord.cacheFlushBit)
+            && (questionClass.rawValue == 255 || questionClass == record.recordClass.withoutMDNSBit)
     }
 
     /// Listed in the query's answers with at least half our TTL (§7.1).
@@ -134,7 +134,7 @@ package struct MDNSAnswerer: Sendable {
     private static func key(_ record: DNSResourceRecord) -> DNSResourceRecord {
         var key = record
         key.name = key.name.lowercased()
-        key.recordClass = DNSClass(rawValue: key.recordClass.rawValue & ~MDNSRecord.cacheFlushBit)
+        key.recordClass = key.recordClass.withoutMDNSBit
         key.ttl = 0
         return key
     }

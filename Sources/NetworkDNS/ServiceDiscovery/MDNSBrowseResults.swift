@@ -73,8 +73,7 @@ package struct MDNSBrowseResults: Sendable {
             {
                 if touched[instance] == nil { touched[instance] = result(instance) }
                 if added {
-                    let wire = strings.flatMap { [UInt8(min($0.count, 255))] + $0.prefix(255) }
-                    txts[instance, default: [:]][interface] = DNSSDTXTAttributes(wire: wire)
+                    txts[instance, default: [:]][interface] = DNSSDTXTAttributes(strings: strings)
                 } else {
                     txts[instance]?[interface] = nil
                     if txts[instance]?.isEmpty == true { txts[instance] = nil }

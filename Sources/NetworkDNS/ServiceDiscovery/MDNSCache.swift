@@ -16,18 +16,18 @@ package struct MDNSCache: Sendable {
     private struct Key: Hashable, Sendable {
         var name: DNSName
         var type: DNSRecordType
-        var recordClass: UInt16
+        var recordClass: DNSClass
 
         init(_ record: DNSResourceRecord) {
             name = record.name.lowercased()
             type = record.type
-            recordClass = record.recordClass.rawValue & ~MDNSRecord.cacheFlushBit
+            recordClass = record.recordClass.withoutMDNSBit
         }
 
         init(name: DNSName, type: DNSRecordType) {
             self.name = name.lowercased()
             self.type = type
-            self.recordClass = DNSClass.internet.rawValue
+            self.recordClass = .internet
         }
     }
 
@@ -56,7 +56,7 @@ package struct MDNSCache: Sendable {
     package mutating func insert(_ records: [DNSResourceRecord], now: NIODeadline) -> [Change] {
         var changes: [Change] = []
         // Flushes first, per name/type/class, so records of this same packet all stay (§10.2).
-        for record in records where record.recordClass.rawValue & MDNSRecord.cacheFlushBit != 0 && record.ttl > 0 {
+        for record in records where record.recordClass.hasMDNSBit && record.ttl > 0 {
             let key = Key(record)
             guard var list = entries[key] else { continue }
             for index in list.indices where now - list[index].received > Self.lingering {
@@ -65,7 +65,7 @@ package struct MDNSCache: Sendable {
             entries[key] = list
         }
         for var record in records where record.type != .opt {
-            record.recordClass = DNSClass(rawValue: record.recordClass.rawValue & ~MDNSRecord.cacheFlushBit)
+            record.recordClass = record.recordClass.withoutMDNSBit
             let key = Key(record)
             var list = entries[key] ?? []
             let existing = list.firstIndex { $0.record.data == record.data }

@@ -69,6 +69,6 @@ package struct MDNSContinuousQuery: Sendable {
 
     private static func sameQuestion(_ a: DNSQuestion, _ b: DNSQuestion) -> Bool {
         a.type == b.type && a.name.equalsIgnoringCase(b.name)
-            && a.recordClass.rawValue & ~MDNSRecord.unicastResponseBit == b.recordClass.rawValue & ~MDNSRecord.unicastResponseBit
+            && a.recordClass.withoutMDNSBit == b.recordClass.withoutMDNSBit
     }
 }

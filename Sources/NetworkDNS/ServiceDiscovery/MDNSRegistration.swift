@@ -154,7 +154,7 @@ package struct MDNSRegistration: Sendable {
     private func probe(unicastResponse: Bool) -> DNSMessage {
         let records = (try? service.records()) ?? []
         let unique = records.filter(\.unique).map(\.record)
-        let questionClass = DNSClass(rawValue: DNSClass.internet.rawValue | (unicastResponse ? MDNSRecord.unicastResponseBit : 0))
+        let questionClass = unicastResponse ? DNSClass.internet.withMDNSBit : .internet
         return DNSMessage(
             header: DNSHeader(id: 0, recursionDesired: false),
             questions: unique.first.map { [DNSQuestion(name: $0.name, type: .any, recordClass: questionClass)] } ?? [],
@@ -195,7 +195,7 @@ package struct MDNSRegistration: Sendable {
     /// Class (without the cache-flush bit), type, then the uncompressed RDATA, as bytes.
     private static func sortKey(_ record: DNSResourceRecord) -> [UInt8] {
         var writer = DNSWriter()
-        writer.write(record.recordClass.rawValue & ~MDNSRecord.cacheFlushBit)
+        writer.write(record.recordClass.withoutMDNSBit.rawValue)
         writer.write(record.type.rawValue)
         record.data.encode(into: &writer)
         return writer.bytes

@@ -89,25 +89,7 @@ package struct MDNSRecord: Equatable, Sendable {
     /// The class with the cache-flush bit (RFC 6762 §10.2), for the answers of a response.
     package var responseRecord: DNSResourceRecord {
         var record = record
-        if unique { record.recordClass = DNSClass(rawValue: record.recordClass.rawValue | MDNSRecord.cacheFlushBit) }
+        if unique { record.recordClass = record.recordClass.withMDNSBit }
         return record
-    }
-
-    /// The top bit of a record's class in mDNS responses: "this is the whole set, drop older".
-    package static let cacheFlushBit: UInt16 = 0x8000
-    /// The top bit of a question's class in mDNS queries: "answer me by unicast" (QU).
-    package static let unicastResponseBit: UInt16 = 0x8000
-}
-
-extension DNSSDTXTAttributes {
-    /// The record's strings as TXT RDATA holds them (one empty string for an empty record).
-    package var strings: [[UInt8]] {
-        var strings: [[UInt8]] = []
-        var rest = wire[...]
-        while let length = rest.first {
-            strings.append(Array(rest.dropFirst().prefix(Int(length))))
-            rest = rest.dropFirst(1 + Int(length))
-        }
-        return strings
     }
 }
