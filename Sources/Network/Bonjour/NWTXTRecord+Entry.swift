@@ -42,6 +42,16 @@ extension NWTXTRecord {
             }
         }
 
+        /// The value as text: nil for `.none` and for data that is not UTF-8.
+        var text: String? {
+            switch self {
+            case .none: return nil
+            case .empty: return ""
+            case .string(let value): return value
+            case .data(let data): return String(validating: data, as: UTF8.self)
+            }
+        }
+
         /// A received value: text when it is UTF-8.
         init(attribute value: DNSSDTXTAttributes.Value) {
             switch value {

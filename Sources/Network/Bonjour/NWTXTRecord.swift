@@ -14,10 +14,6 @@ public struct NWTXTRecord: Collection, CustomDebugStringConvertible, Equatable, 
 
     var attributes: DNSSDTXTAttributes
 
-    init(attributes: DNSSDTXTAttributes) {
-        self.attributes = attributes
-    }
-
     /// A record holding every pair of `dictionary` as a string value, in the order of their keys
     /// (a dictionary has none of its own). Pairs with an invalid key, or too long, are left out.
     public init(_ dictionary: [String: String] = [:]) {
@@ -39,11 +35,7 @@ public struct NWTXTRecord: Collection, CustomDebugStringConvertible, Equatable, 
     public var dictionary: [String: String] {
         var dictionary: [String: String] = [:]
         for (key, entry) in self {
-            switch entry {
-            case .none, .empty: dictionary[key] = ""
-            case .string(let value): dictionary[key] = value
-            case .data(let data): dictionary[key] = String(validating: data, as: UTF8.self)
-            }
+            dictionary[key] = entry == .none ? "" : entry.text
         }
         return dictionary
     }
@@ -55,15 +47,7 @@ public struct NWTXTRecord: Collection, CustomDebugStringConvertible, Equatable, 
     /// The value of `key` as a string: nil when the key is absent, has no value, or its value is
     /// not UTF-8. Setting a string stores it as the key's value; setting nil removes the key.
     public subscript(key: String) -> String? {
-        get {
-            guard let entry = getEntry(for: key) else { return nil }
-            switch entry {
-            case .empty: return ""
-            case .string(let value): return value
-            case .data(let data): return String(validating: data, as: UTF8.self)
-            case .none: return nil
-            }
-        }
+        get { getEntry(for: key)?.text }
         set {
             if let newValue {
                 setEntry(.string(newValue), for: key)
