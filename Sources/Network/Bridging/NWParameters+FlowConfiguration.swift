@@ -86,11 +86,9 @@ extension NWParameters {
             // (Framers above WebSocket are refused above.)
         } else if framers.count == application.count {
             let side = FramerConnectionSide(peerHostName: target.verifiedName, listener: listener)
-            configuration.framers = framers.map { FramerStackEntry(options: $0, parameters: self, side: side) }
-            if var top = configuration.framers.first as? FramerStackEntry {
-                top.tlsAbove = tlsAbove
-                configuration.framers[0] = top
-            }
+            var entries = framers.map { FramerStackEntry(options: $0, parameters: self, side: side) }
+            if !entries.isEmpty { entries[0].tlsAbove = tlsAbove }
+            configuration.framers = entries
         } else {
             // Other orders (TLS between framers, TLS over UDP framers, a framer above
             // WebSocket). Refuse rather than run the connection without a protocol: nothing

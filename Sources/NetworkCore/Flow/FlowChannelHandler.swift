@@ -72,11 +72,11 @@ extension FlowChannelHandler: FramedMessageReceiver where Message == FramedMessa
         if let flow, flow.transport.channel === channel { flow.messageLayer = layer }
     }
 
-    /// Another layer went in between (TLS a framer prepended): the flow's writes go through the
-    /// pipeline again.
+    /// Another layer went in between (TLS a framer prepended): a flow that takes the channel
+    /// later finds no layer here. (The flow itself lets go of its own in
+    /// `Flow.carryStreamAboveFramers`.)
     func leaveMessageLayer() {
         messageLayer = nil
-        flow?.messageLayer = nil
     }
 }
 
