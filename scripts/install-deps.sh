@@ -37,6 +37,7 @@ if [ "${1:-}" = "--library" ]; then
 else
   PACKAGES+=("${TEST_PACKAGES[@]}")
   PIP_PACKAGES+=(websockets==17.4)  # python websockets: the WebSocket tests' server and client
+  PIP_PACKAGES+=(zeroconf==0.154.0)  # python-zeroconf: the Bonjour tests' other mDNS stack
 fi
 PACKAGES+=("$@")
 

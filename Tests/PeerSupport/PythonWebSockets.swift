@@ -2,26 +2,15 @@ import Foundation
 import Testing
 
 /// python websockets 17.4 as the WebSocket tests' peer: the scripts in `Tests/PeerScripts`
-/// (`ws_server.py`, `ws_client.py`) run by the `python3` on PATH. `scripts/install-deps.sh`
+/// (`ws_server.py`, `ws_client.py`) run by a python that has it (`PythonPeer`). `scripts/install-deps.sh`
 /// installs the package; without it the tests fail under `CI` and say why elsewhere.
 public enum PythonWebSockets {
     /// `Tests/PeerScripts`.
-    public static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("PeerScripts")
+    public static let scripts = PythonPeer.scripts
 
-    /// `python3`, when it can import websockets 17.4 (nil, with a failure under CI, otherwise).
+    /// A `python3` that can import websockets 17.4 (nil, with a failure under CI, otherwise).
     public static func python(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String? {
-        guard let python = PeerProcess.executable("python3", package: "python3", sourceLocation: sourceLocation) else { return nil }
-        let check = try PeerProcess(
-            python, ["-c", "import importlib.metadata as m; print('websockets', m.version('websockets'))"])
-        _ = await check.waitForExit(timeout: 30)
-        guard String(decoding: check.standardOutput, as: UTF8.self).contains("websockets 17.4") else {
-            PeerProcess.missingPeer(
-                "python websockets 17.4 is not installed for \(python) (it says \(String(decoding: check.standardOutput, as: UTF8.self).debugDescription)): run scripts/install-deps.sh (python3 -m pip install websockets==17.4)",
-                sourceLocation: sourceLocation)
-            return nil
-        }
-        return python
+        try await PythonPeer.interpreter(package: "websockets", version: "17.4", sourceLocation: sourceLocation)
     }
 
     /// `ws_server.py` on 127.0.0.1 (wss with `certificate` and `key`), started; returns it and its

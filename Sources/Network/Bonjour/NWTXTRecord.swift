@@ -23,6 +23,11 @@ public struct NWTXTRecord: Collection, CustomDebugStringConvertible, Equatable, 
         }
     }
 
+    /// The record holding `attributes` (as the engine decoded them from a TXT record).
+    init(attributes: DNSSDTXTAttributes) {
+        self.attributes = attributes
+    }
+
     /// The record in wire format (the TXT record's data: length-prefixed `key=value` strings).
     /// Whatever cannot be read is left out: a string cut short ends the record, a string with
     /// no key is skipped, and of a key given twice the first counts.

@@ -21,15 +21,17 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     public final let parameters: NWParameters
 
     package let engine: FlowListener
-    private let shared = Lock(Shared())
+    let shared = Lock(Shared())
     private let requestedPort: NWEndpoint.Port
 
-    private struct Shared {
+    struct Shared {
         var state: State = .setup
         var stateUpdateHandler: (@Sendable (State) -> Void)?
         var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
         var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)?
         var service: Service?
+        /// The engine's token for the service being advertised, while it is.
+        var advertisement: Int?
         /// Where callbacks go (see `CallbackDelivering`).
         var delivery = CallbackDelivery.initial
     }
@@ -74,8 +76,8 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
         self.engine = FlowListener(configuration: configuration)
     }
 
-    /// Creates a listener that will advertise `service` (on a port the system chooses).
-    /// Advertising arrives with the Bonjour issue; until then the service is only recorded.
+    /// Creates a listener that advertises `service` by Bonjour once ready (on a port the system
+    /// chooses).
     public convenience init(service: NWListener.Service, using parameters: NWParameters) throws {
         try self.init(using: parameters, on: .any)
         self.service = service
@@ -135,13 +137,16 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
         return requestedPort == .any ? nil : requestedPort
     }
 
-    /// The Bonjour service to advertise (recorded; advertising arrives with the Bonjour issue).
+    /// The Bonjour service the listener advertises while it is ready (mDNS in `local.`). May be
+    /// changed at any time: a new TXT record alone is announced under the same name, anything
+    /// else advertises anew; nil stops advertising.
     public final var service: Service? {
         get { shared.withLock { $0.service } }
-        set { shared.withLock { $0.service = newValue } }
+        set { serviceChanged(to: newValue) }
     }
 
-    /// Called when the advertised service is registered or removed.
+    /// Called with the name the service is registered under (`add`, again with the new name
+    /// after a rename) and when that name goes away (`remove`).
     @preconcurrency public final var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)? {
         get { shared.withLock { $0.serviceRegistrationUpdateHandler } }
         set { shared.withLock { $0.serviceRegistrationUpdateHandler = newValue } }
@@ -152,6 +157,7 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     private func engineStateChanged(_ engineState: FlowListenerState) {
         let newState = State(engineState)
         shared.withLock { $0.state = newState }
+        advertiseIfReady()
         deliver { [self] in
             let handler = self.shared.withLock { $0.stateUpdateHandler }
             handler?(newState)

@@ -11,6 +11,8 @@ package enum DNSServiceCode {
     package static let badParam: Int32 = -65540
     /// NOTIMP: the server does not implement this kind of query.
     package static let unsupported: Int32 = -65544
+    /// A service name is taken and may not be changed (`noAutoRename`).
+    package static let nameConflict: Int32 = -65548
     /// The server's reply could not be decoded.
     package static let invalid: Int32 = -65549
     /// REFUSED: the server will not answer us.

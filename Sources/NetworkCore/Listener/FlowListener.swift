@@ -99,6 +99,20 @@ package final class FlowListener: @unchecked Sendable {
         }
     }
 
+    /// Ends the listener with `error` (something beside its socket failed, such as advertising
+    /// its service); nothing happens after a cancel or an earlier failure.
+    package func fail(_ error: FlowError) {
+        eventLoop.execute {
+            switch self.state {
+            case .cancelled, .failed: return
+            default: break
+            }
+            self.channel?.close(promise: nil)
+            self.channel = nil
+            self.report(.failed(error))
+        }
+    }
+
     func report(_ newState: FlowListenerState) {
         NetworkLog.listener.debug("state \(Self.stateText(newState))", metadata: logMetadata)
         state = newState

@@ -27,6 +27,8 @@ package enum NetworkLog {
     package static let proxy = make("network.proxy")
     /// PAC files: loading and the answers scripts give.
     package static let pac = make("network.pac")
+    /// Bonjour (mDNS / DNS-SD): sockets per interface, names claimed and lost, browses.
+    package static let bonjour = make("network.bonjour")
 
     /// A logger for `label`: the environment's handler when `NETWORK_LOG` is set, else whatever
     /// the application bootstrapped.

@@ -12,6 +12,12 @@ package struct MDNSBrowseResults: Sendable {
         package var type: String
         /// The domain, `local.` for mDNS.
         package var domain: String
+
+        package init(name: String, type: String, domain: String) {
+            self.name = name
+            self.type = type
+            self.domain = domain
+        }
     }
 
     package struct Result: Equatable, Sendable {

@@ -123,6 +123,17 @@ package struct MDNSRegistration: Sendable {
         return [.wake(after: Self.lostTieBreakDelay)]
     }
 
+    /// A new TXT record. Once the name is ours the records are announced again, twice, a second
+    /// apart (§8.4: no new probing, the name stays the same); while probing, the probes that
+    /// follow propose the new record.
+    package mutating func update(txt: DNSSDTXTAttributes) -> [Action] {
+        guard txt != service.txt else { return [] }
+        service.txt = txt
+        guard isRegistered else { return [] }
+        state = .announcing(sent: 0)
+        return [.wake(after: .zero)]
+    }
+
     /// Stops advertising: goodbyes when the name had been announced.
     package mutating func cancel() -> [Action] {
         let announced = isRegistered

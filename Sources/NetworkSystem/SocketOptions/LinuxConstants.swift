@@ -56,6 +56,13 @@ package enum LinuxConstants {
     // `Int32` so callers need no casts.
     package static let IPPROTO_MPTCP: Int32 = 262
     package static let SO_BINDTOIFINDEX: Int32 = 62
+
+    // <linux/in.h> and <linux/in6.h>: whether a socket bound to a port receives multicast of every
+    // group any socket of the host joined (the default, 1) or only of its own memberships.
+    /// IPv4, Linux 2.6.31.
+    package static let IP_MULTICAST_ALL: Int32 = 49
+    /// IPv6, Linux 4.20.
+    package static let IPV6_MULTICAST_ALL: Int32 = 29
 }
 
 /// Levels as `Int32` (Glibc imports `IPPROTO_*` as `Int`).

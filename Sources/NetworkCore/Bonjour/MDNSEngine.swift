@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOPosix
+import NetworkDNS
+import NetworkSync
+import NetworkSystem
+
+/// The process's mDNS stack (RFC 6762/6763): one `MDNSLink` per multicast-capable interface
+/// that is up, following the path monitor's view of the interfaces, shared by every listener
+/// that advertises and every browser. It runs while anyone uses it: the first advertisement or
+/// browse opens the sockets, the last one leaving closes them (after the goodbyes).
+///
+/// Callers talk to it from any thread through the methods below, which hop to its event loop;
+/// everything else runs on that loop (hence `@unchecked Sendable`).
+package final class MDNSEngine: @unchecked Sendable {
+    package static let shared = MDNSEngine()
+
+    /// What an advertisement reports: the name it holds (after any rename) and losing it.
+    package enum AdvertisementEvent: Sendable, Equatable {
+        case added(MDNSBrowseResults.Instance)
+        case removed(MDNSBrowseResults.Instance)
+        /// The name is taken and `noAutoRename` forbids another: advertising ended.
+        case failed(FlowError)
+    }
+
+    package typealias AdvertisementHandler = @Sendable (AdvertisementEvent) -> Void
+    package typealias BrowseHandler = @Sendable ([MDNSBrowseResults.Result], [MDNSBrowseResults.Change]) -> Void
+
+    package let eventLoop: any EventLoop
+    private let ids = Lock(0)
+
+    // Loop-confined state.
+    private var links: [Int: MDNSLink] = [:]
+    private var advertisements: [Int: Advertisement] = [:]
+    private var browses: [Int: Browse] = [:]
+    private var pathToken: Int?
+    /// Bumped on every start and stop, so that a late path update of an earlier run is ignored.
+    private var generation = 0
+
+    private struct Advertisement {
+        var service: MDNSService
+        var noAutoRename: Bool
+        var handler: AdvertisementHandler
+        /// The name last reported as added.
+        var reported: MDNSBrowseResults.Instance?
+    }
+
+    private struct Browse {
+        var results: MDNSBrowseResults
+        var question: DNSQuestion
+        var handler: BrowseHandler
+    }
+
+    private init() {
+        eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    }
+
+    private func nextID() -> Int {
+        ids.withLock { value in
+            value += 1
+            return value
+        }
+    }
+
+    /// This host's name in `local.`: the first label of the system's host name.
+    package static func hostLabel() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "linux" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let label = name.split(separator: ".").first.map(String.init) ?? ""
+        return label.isEmpty ? "linux" : label
+    }
+
+    // MARK: Advertising
+
+    /// Starts advertising `instance` (nil: the host's name) of `type` on port `port`; returns
+    /// the token for `stopAdvertising` and `updateAdvertisement`. Only the `local.` domain is
+    /// advertised (by mDNS); any other fails with `kDNSServiceErr_Unsupported`.
+    package func advertise(
+        instance: String?, type: String, domain: String?, port: UInt16, txt: DNSSDTXTAttributes, noAutoRename: Bool,
+        handler: @escaping AdvertisementHandler
+    ) -> Int {
+        let id = nextID()
+        let type = MDNSServiceType.normalized(type)
+        eventLoop.execute { [self] in
+            guard Self.isLocal(domain) else {
+                handler(.failed(.dns(DNSServiceCode.unsupported)))
+                return
+            }
+            let hostLabel = Self.hostLabel()
+            guard let host = try? DNSName(hostLabel).appending(DNSName("local.")) else {
+                handler(.failed(.dns(DNSServiceCode.badParam)))
+                return
+            }
+            let service = MDNSService(instance: instance ?? hostLabel, type: type, domain: "local.", host: host, port: port, txt: txt)
+            guard (try? service.records()) != nil, MDNSServiceType.isValid(type) else {
+                handler(.failed(.dns(DNSServiceCode.badParam)))
+                return
+            }
+            advertisements[id] = Advertisement(service: service, noAutoRename: noAutoRename, handler: handler)
+            NetworkLog.bonjour.debug("advertising", metadata: ["instance": "\(service.instance)", "type": "\(type)", "port": "\(port)"])
+            startIfNeeded()
+            for link in links.values { link.register(id, service: service, noAutoRename: noAutoRename) }
+        }
+        return id
+    }
+
+    /// A new TXT record for an advertisement.
+    package func updateAdvertisement(_ id: Int, txt: DNSSDTXTAttributes) {
+        eventLoop.execute { [self] in
+            guard advertisements[id] != nil else { return }
+            advertisements[id]?.service.txt = txt
+            for link in links.values { link.update(id, txt: txt) }
+        }
+    }
+
+    /// Stops an advertisement: goodbyes on every link where it was announced.
+    package func stopAdvertising(_ id: Int) {
+        eventLoop.execute { [self] in
+            guard advertisements.removeValue(forKey: id) != nil else { return }
+            for link in links.values { link.unregister(id, goodbyes: true) }
+            stopIfUnused()
+        }
+    }
+
+    /// A link claimed the name (perhaps renamed): reported once per name; a rename is taken
+    /// over by the other links, so that the service has one name everywhere.
+    func registered(_ id: Int, as service: MDNSService, on link: MDNSLink) {
+        guard var advertisement = advertisements[id] else { return }
+        let instance = MDNSBrowseResults.Instance(name: service.instance, type: service.type, domain: service.domain)
+        guard advertisement.reported != instance else { return }
+        if service.instance != advertisement.service.instance {
+            NetworkLog.bonjour.debug("renamed after a conflict", metadata: ["from": "\(advertisement.service.instance)", "to": "\(service.instance)"])
+            advertisement.service.instance = service.instance
+            for other in links.values where other !== link && other.service(of: id)?.instance != service.instance {
+                other.unregister(id, goodbyes: true)
+                other.register(id, service: advertisement.service, noAutoRename: advertisement.noAutoRename)
+            }
+        }
+        let previous = advertisement.reported
+        advertisement.reported = instance
+        advertisements[id] = advertisement
+        if let previous { advertisement.handler(.removed(previous)) }
+        advertisement.handler(.added(instance))
+    }
+
+    func registrationFailed(_ id: Int, service: MDNSService) {
+        guard let advertisement = advertisements.removeValue(forKey: id) else { return }
+        NetworkLog.bonjour.debug("name taken, not renaming (noAutoRename)", metadata: ["instance": "\(service.instance)"])
+        for link in links.values { link.unregister(id, goodbyes: true) }
+        if let reported = advertisement.reported { advertisement.handler(.removed(reported)) }
+        advertisement.handler(.failed(.dns(DNSServiceCode.nameConflict)))
+        stopIfUnused()
+    }
+
+    // MARK: Browsing
+
+    /// Starts browsing for `type` in `domain` (nil: `local.`); `handler` gets every change with
+    /// the full list. Returns the token for `stopBrowsing`, or nil when the type or domain
+    /// cannot be browsed by mDNS.
+    package func browse(type: String, domain: String?, includeTXT: Bool, handler: @escaping BrowseHandler) -> Int? {
+        let type = MDNSServiceType.normalized(type)
+        guard Self.isLocal(domain), MDNSServiceType.isValid(type),
+            let typeName = try? DNSName(type).appending(DNSName("local."))
+        else { return nil }
+        let id = nextID()
+        eventLoop.execute { [self] in
+            let question = DNSQuestion(name: typeName, type: .ptr)
+            var browse = Browse(results: MDNSBrowseResults(typeName: typeName, includesTXT: includeTXT), question: question, handler: handler)
+            NetworkLog.bonjour.debug("browsing", metadata: ["type": "\(type)", "txt": "\(includeTXT)"])
+            startIfNeeded()
+            var changes: [MDNSBrowseResults.Change] = []
+            for link in links.values {
+                link.ask(question)
+                changes += browse.results.apply(Self.known(typeName, in: link.cache), interface: link.interface.index)
+            }
+            browses[id] = browse
+            // The first report, even when empty: the browser is ready.
+            handler(browse.results.results, changes)
+        }
+        return id
+    }
+
+    package func stopBrowsing(_ id: Int) {
+        eventLoop.execute { [self] in
+            guard let browse = browses.removeValue(forKey: id) else { return }
+            let stillAsked = browses.values.contains { $0.question.name.equalsIgnoringCase(browse.question.name) }
+            if !stillAsked { for link in links.values { link.stopAsking(browse.question.name) } }
+            stopIfUnused()
+        }
+    }
+
+    /// What a link's cache already holds for `typeName`, as additions (for a browse that starts
+    /// after others filled the cache, or a link that comes later).
+    private static func known(_ typeName: DNSName, in cache: MDNSCache) -> [MDNSCache.Change] {
+        let now = NIODeadline.now()
+        let pointers = cache.records(name: typeName, type: .ptr, now: now)
+        var changes = pointers.map(MDNSCache.Change.added)
+        for pointer in pointers {
+            guard case .ptr(let instance) = pointer.data else { continue }
+            changes += cache.records(name: instance, type: .txt, now: now).map(MDNSCache.Change.added)
+        }
+        return changes
+    }
+
+    func cacheChanged(_ changes: [MDNSCache.Change], on link: MDNSLink) {
+        report(changes, interface: link.interface.index)
+    }
+
+    private func report(_ changes: [MDNSCache.Change], interface: Int) {
+        for id in browses.keys.sorted() {
+            guard var browse = browses[id] else { continue }
+            let found = browse.results.apply(changes, interface: interface)
+            browses[id] = browse
+            if !found.isEmpty { browse.handler(browse.results.results, found) }
+        }
+    }
+
+    // MARK: Links
+
+    private func startIfNeeded() {
+        guard pathToken == nil else { return }
+        generation += 1
+        let run = generation
+        pathToken = PathMonitorEngine.shared.subscribe { [self] inputs in
+            eventLoop.execute { [self] in
+                guard generation == run else { return }
+                interfacesChanged(inputs.interfaces)
+            }
+        }
+    }
+
+    private func stopIfUnused() {
+        guard advertisements.isEmpty, browses.isEmpty, let token = pathToken else { return }
+        PathMonitorEngine.shared.unsubscribe(token)
+        pathToken = nil
+        generation += 1
+        for link in links.values { _ = link.close(goodbyes: true) }
+        links = [:]
+        NetworkLog.bonjour.debug("mDNS stopped: nothing advertised or browsed")
+    }
+
+    /// Links for the interfaces that are up, running and multicast-capable with an address;
+    /// gone interfaces take their results with them.
+    private func interfacesChanged(_ interfaces: [SystemInterface]) {
+        let usable = interfaces.filter { $0.isUp && $0.isRunning && $0.supportsMulticast && !$0.addresses.isEmpty }
+        let byIndex = Dictionary(usable.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, link) in links {
+            guard let interface = byIndex[index] else {
+                links[index] = nil
+                NetworkLog.bonjour.debug("interface gone", metadata: ["interface": "\(link.interface.name)"])
+                report(link.close(goodbyes: false), interface: index)
+                continue
+            }
+            if Set(interface.addresses) != Set(link.interface.addresses) {
+                // Other addresses: start over on this interface, as if it had just come.
+                report(link.close(goodbyes: true), interface: index)
+                links[index] = nil
+            } else {
+                link.update(interface)
+            }
+        }
+        for interface in usable where links[interface.index] == nil {
+            let link = MDNSLink(interface: interface, engine: self)
+            links[interface.index] = link
+            link.open { [self] in
+                eventLoop.execute { [self] in activate(link) }
+            }
+        }
+    }
+
+    /// A link's sockets are open: its share of every advertisement and browse starts.
+    private func activate(_ link: MDNSLink) {
+        guard links[link.interface.index] === link else { return }
+        for (id, advertisement) in advertisements.sorted(by: { $0.key < $1.key }) {
+            link.register(id, service: advertisement.service, noAutoRename: advertisement.noAutoRename)
+        }
+        for browse in browses.values { link.ask(browse.question) }
+    }
+
+    /// `nil`, `local` and `local.` (any letter case) are mDNS's domain.
+    private static func isLocal(_ domain: String?) -> Bool {
+        guard let domain, !domain.isEmpty else { return true }
+        return ["local", "local."].contains(domain.lowercased())
+    }
+}
