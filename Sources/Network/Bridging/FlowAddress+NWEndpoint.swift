@@ -66,9 +66,10 @@ extension NWEndpoint {
             }
             let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
             return .success(.hostPort(host: bare, port: port, interfaceName: nil))
-        case .service:
-            // Bonjour resolution arrives with the Bonjour issue.
-            return .failure(.dns(-65544))  // kDNSServiceErr_Unsupported
+        case .service(let name, let type, let domain, let interface):
+            // The name is for logs; the connection's address lookup resolves the service
+            // (`MDNSServiceLookup`, set by `NWConnection`), port included.
+            return .success(.hostPort(host: "\(name).\(type).\(domain)", port: 0, interfaceName: interface?.name))
         case .opaque:
             return .failure(.posix(EINVAL))
         }

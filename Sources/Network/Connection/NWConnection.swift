@@ -79,7 +79,11 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     private static func flowConfiguration(_ endpoint: NWEndpoint, _ parameters: NWParameters) -> FlowConfiguration {
         switch endpoint.flowTarget() {
         case .success(let target):
-            return parameters.flowConfiguration(target: target, endpoint: endpoint)
+            var configuration = parameters.flowConfiguration(target: target, endpoint: endpoint)
+            if case .service(let name, let type, let domain, let interface) = endpoint {
+                configuration.addressLookup = MDNSServiceLookup(instance: name, type: type, domain: domain, interfaceName: interface?.name)
+            }
+            return configuration
         case .failure(let error):
             var configuration = parameters.flowConfiguration(target: .unix(path: ""))
             configuration.unsupported = error

@@ -35,6 +35,7 @@ package final class MDNSEngine: @unchecked Sendable {
     private var links: [Int: MDNSLink] = [:]
     private var advertisements: [Int: Advertisement] = [:]
     private var browses: [Int: Browse] = [:]
+    private var resolves: [Int: Resolve] = [:]
     private var pathToken: Int?
     /// Bumped on every start and stop, so that a late path update of an earlier run is ignored.
     private var generation = 0
@@ -52,6 +53,21 @@ package final class MDNSEngine: @unchecked Sendable {
         var question: DNSQuestion
         var handler: BrowseHandler
     }
+
+    private struct Resolve {
+        var instance: DNSName
+        /// Only this interface, when the endpoint names one.
+        var interfaceIndex: Int?
+        var completion: ResolveHandler
+        var retry: Scheduled<Void>?
+        var timeout: Scheduled<Void>?
+        var queries = 0
+    }
+
+    package typealias ResolveHandler = @Sendable (Result<[SocketAddress], FlowError>) -> Void
+
+    /// How long a service resolution waits for the SRV record and its host's addresses.
+    package static let resolveTimeout = TimeAmount.seconds(10)
 
     private init() {
         eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -207,6 +223,7 @@ package final class MDNSEngine: @unchecked Sendable {
 
     func cacheChanged(_ changes: [MDNSCache.Change], on link: MDNSLink) {
         report(changes, interface: link.interface.index)
+        for id in resolves.keys.sorted() { attemptResolving(id, ask: false) }
     }
 
     private func report(_ changes: [MDNSCache.Change], interface: Int) {
@@ -215,6 +232,97 @@ package final class MDNSEngine: @unchecked Sendable {
             let found = browse.results.apply(changes, interface: interface)
             browses[id] = browse
             if !found.isEmpty { browse.handler(browse.results.results, found) }
+        }
+    }
+
+    // MARK: Resolving
+
+    /// Looks up a service instance's SRV record and its host's addresses (from what the links
+    /// heard, else by asking once a second); `completion` gets the addresses with the service's
+    /// port, once. Returns the token for `stopResolving`, or nil when the name cannot be
+    /// resolved by mDNS (`completion` is then not called).
+    package func resolve(
+        instance: String, type: String, domain: String?, interfaceName: String?, completion: @escaping ResolveHandler
+    ) -> Int? {
+        let type = MDNSServiceType.normalized(type)
+        guard Self.isLocal(domain), MDNSServiceType.isValid(type),
+            let name = try? DNSName(labels: [Array(instance.utf8)]).appending(DNSName(type)).appending(DNSName("local."))
+        else { return nil }
+        let id = nextID()
+        let interfaceIndex = interfaceName.flatMap(InterfaceTable.index(named:))
+        eventLoop.execute { [self] in
+            NetworkLog.bonjour.debug("resolving", metadata: ["service": "\(name)"])
+            resolves[id] = Resolve(instance: name, interfaceIndex: interfaceIndex, completion: completion)
+            resolves[id]?.timeout = eventLoop.scheduleTask(in: Self.resolveTimeout) { [self] in
+                finishResolving(id, .failure(.dns(DNSServiceCode.timeout)))
+            }
+            startIfNeeded()
+            attemptResolving(id, ask: true)
+        }
+        return id
+    }
+
+    package func stopResolving(_ id: Int) {
+        eventLoop.execute { [self] in
+            guard let resolve = resolves.removeValue(forKey: id) else { return }
+            resolve.retry?.cancel()
+            resolve.timeout?.cancel()
+            stopIfUnused()
+        }
+    }
+
+    /// Answers the resolve from the caches when they have the SRV record and its host's
+    /// addresses; else (with `ask`) asks for what is missing and tries again in a second.
+    private func attemptResolving(_ id: Int, ask: Bool) {
+        guard let resolve = resolves[id] else { return }
+        let now = NIODeadline.now()
+        var addresses: [SocketAddress] = []
+        var missing: [(MDNSLink, [DNSQuestion])] = []
+        for link in links.values.sorted(by: { $0.interface.index < $1.interface.index })
+        where resolve.interfaceIndex == nil || resolve.interfaceIndex == link.interface.index {
+            guard let srv = link.cache.records(name: resolve.instance, type: .srv, now: now).first,
+                case .srv(let service) = srv.data
+            else {
+                missing.append((link, [DNSQuestion(name: resolve.instance, type: .srv)]))
+                continue
+            }
+            let found = link.cache.records(name: service.target, type: .aaaa, now: now)
+                + link.cache.records(name: service.target, type: .a, now: now)
+            addresses += found.compactMap { Self.socketAddress($0.data, port: Int(service.port), link: link) }
+            if found.isEmpty {
+                missing.append((link, [DNSQuestion(name: service.target, type: .a), DNSQuestion(name: service.target, type: .aaaa)]))
+            }
+        }
+        if !addresses.isEmpty {
+            finishResolving(id, .success(addresses))
+            return
+        }
+        guard ask else { return }
+        for (link, questions) in missing { link.query(questions) }
+        resolves[id]?.queries += 1
+        // Once a second, then less often (RFC 6762 §5.3 asks one-shot queriers not to hammer).
+        let wait = TimeAmount.seconds(Int64(min(1 << min(resolve.queries, 3), 4)))
+        resolves[id]?.retry = eventLoop.scheduleTask(in: wait) { [self] in attemptResolving(id, ask: true) }
+    }
+
+    private func finishResolving(_ id: Int, _ result: Result<[SocketAddress], FlowError>) {
+        guard let resolve = resolves.removeValue(forKey: id) else { return }
+        resolve.retry?.cancel()
+        resolve.timeout?.cancel()
+        NetworkLog.bonjour.debug("resolved", metadata: ["service": "\(resolve.instance)", "outcome": "\(result.map(\.count))"])
+        resolve.completion(result)
+        stopIfUnused()
+    }
+
+    private static func socketAddress(_ data: DNSRecordData, port: Int, link: MDNSLink) -> SocketAddress? {
+        switch data {
+        case .a(let address):
+            return SocketAddress(literal: address.description, port: port)
+        case .aaaa(let address):
+            // Link-local addresses only mean something on the link they were heard on.
+            return SocketAddress(literal: address.description, port: port, interfaceName: link.interface.name)
+        default:
+            return nil
         }
     }
 
@@ -233,7 +341,7 @@ package final class MDNSEngine: @unchecked Sendable {
     }
 
     private func stopIfUnused() {
-        guard advertisements.isEmpty, browses.isEmpty, let token = pathToken else { return }
+        guard advertisements.isEmpty, browses.isEmpty, resolves.isEmpty, let token = pathToken else { return }
         PathMonitorEngine.shared.unsubscribe(token)
         pathToken = nil
         generation += 1
@@ -278,6 +386,7 @@ package final class MDNSEngine: @unchecked Sendable {
             link.register(id, service: advertisement.service, noAutoRename: advertisement.noAutoRename)
         }
         for browse in browses.values { link.ask(browse.question) }
+        for id in resolves.keys.sorted() { attemptResolving(id, ask: true) }
     }
 
     /// `nil`, `local` and `local.` (any letter case) are mDNS's domain.

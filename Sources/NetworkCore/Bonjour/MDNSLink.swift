@@ -194,6 +194,14 @@ final class MDNSLink: @unchecked Sendable {
         perform(actions, query: key)
     }
 
+    /// Asks `questions` once (a resolve's one-shot query, RFC 6762 §5.3), listing what the
+    /// cache already knows.
+    func query(_ questions: [DNSQuestion]) {
+        let now = NIODeadline.now()
+        let known = questions.flatMap { cache.knownAnswers(name: $0.name, type: $0.type, now: now) }
+        multicast(DNSMessage(header: DNSHeader(id: 0, recursionDesired: false), questions: questions, answers: known))
+    }
+
     func stopAsking(_ name: DNSName) {
         queries.removeValue(forKey: name.lowercased())?.timer?.cancel()
     }

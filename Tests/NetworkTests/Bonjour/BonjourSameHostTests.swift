@@ -44,6 +44,11 @@ struct BonjourSameHostTests {
         #expect(result.interfaces.map(\.name) == ["lo"])
         #expect(found.contains { $0.1.contains(.added(result)) })
 
+        // Connecting to the result's endpoint resolves the service (SRV, then the host's
+        // address) and reaches the listener.
+        let reply = try await Self.exchange(to: result.endpoint, using: .tcp, payload: Data("ping".utf8), queue: queue)
+        #expect(reply == Data("ping".utf8))
+
         // Same name again: probing meets the first one's defence, and it renames.
         let (second, secondRegistrations) = try Self.advertise("Lab Service", txt: txt, queue: queue)
         let renamed = try await secondRegistrations.wait(count: 1, "second registration", timeout: 15)
@@ -98,9 +103,39 @@ struct BonjourSameHostTests {
         listener.service = NWListener.Service(name: name, type: type, txtRecord: txt)
         let registrations = Recorder<NWListener.ServiceRegistrationChange>()
         listener.serviceRegistrationUpdateHandler = { registrations.append($0) }
-        listener.newConnectionHandler = { $0.cancel() }
+        listener.newConnectionHandler = { connection in Self.echo(connection, queue: queue) }
         listener.start(queue: queue)
         return (listener, registrations)
+    }
+
+    /// Sends back each message (UDP) or chunk (TCP) the connection receives.
+    static func echo(_ connection: NWConnection, queue: DispatchQueue) {
+        connection.start(queue: queue)
+        @Sendable func next() {
+            connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) { data, _, isComplete, error in
+                if let data, !data.isEmpty { connection.send(content: data, completion: .idempotent) }
+                if isComplete || error != nil { connection.cancel() } else { next() }
+            }
+        }
+        next()
+    }
+
+    /// Connects to `endpoint`, sends `payload` and returns the first reply.
+    static func exchange(to endpoint: NWEndpoint, using parameters: NWParameters, payload: Data, queue: DispatchQueue) async throws -> Data? {
+        let connection = NWConnection(to: endpoint, using: parameters)
+        defer { connection.cancel() }
+        let replies = Recorder<Data>()
+        let states = Recorder<NWConnection.State>()
+        connection.stateUpdateHandler = { states.append($0) }
+        connection.start(queue: queue)
+        try await states.wait("ready", timeout: 10) { $0.contains(.ready) || $0.contains { if case .failed = $0 { return true } else { return false } } }
+        guard connection.state == .ready else {
+            Issue.record("connection to \(endpoint): \(states.values)")
+            return nil
+        }
+        connection.send(content: payload, completion: .idempotent)
+        connection.receive(minimumIncompleteLength: 1, maximumLength: 65536) { data, _, _, _ in replies.append(data ?? Data()) }
+        return try await replies.wait(count: 1, "reply").first
     }
 
     @Test("a malformed service type fails the browser with kDNSServiceErr_BadParam")

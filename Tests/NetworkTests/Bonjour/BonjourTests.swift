@@ -68,4 +68,23 @@ struct BonjourTests {
         // Our goodbye: python-zeroconf drops the service.
         try await peer.waitForOutput(containing: "removed Swift Svc", timeout: 5)
     }
+
+    @Test("the WWDC demo across two namespaces: a UDP camera advertised under the host's name is browsed, connected to by name and answers")
+    func cameraDemo() async throws {
+        guard let a = TestNamespace.make() else { return }
+        defer { a.tearDown() }
+        guard let b = TestNamespace.make() else { return }
+        defer { b.tearDown() }
+        try a.link(addresses: ["10.78.0.1/24", "2001:db8:78::1/64"], to: b, otherAddresses: ["10.78.0.2/24", "2001:db8:78::2/64"])
+        let done = FileManager.default.temporaryDirectory.appendingPathComponent("bonjour-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: done) }
+        async let camera = NamespacedTestRun.run(
+            filter: "BonjourCameraDemoTests", role: "camera-listener", in: b, hostname: "nwcamera", values: ["DONE_FILE": done.path])
+        let viewer = try await NamespacedTestRun.run(
+            filter: "BonjourCameraDemoTests", role: "camera-browser", in: a, hostname: "nwviewer", values: ["CAMERA_HOST": "nwcamera"])
+        _ = FileManager.default.createFile(atPath: done.path, contents: Data())
+        let cameraOutcome = try await camera
+        #expect(viewer.passed, "viewer: \(viewer)")
+        #expect(cameraOutcome.passed, "camera: \(cameraOutcome)")
+    }
 }
