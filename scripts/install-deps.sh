@@ -28,6 +28,9 @@ TEST_PACKAGES=(
   curl             # an independent client through the same proxies, as the tests' anchor
   passwd           # useradd/chpasswd/userdel: a throwaway account for dante's user/password check
   dnsmasq-base     # dnsmasq: a real DNS server for the NetworkDNS resolver tests
+  avahi-daemon     # Linux's own mDNS stack: the Bonjour tests run it beside ours
+  avahi-utils      # avahi-browse / avahi-publish: its side of those tests
+  dbus-daemon      # a private system bus for avahi (its tools talk to the daemon over D-Bus)
 )
 PACKAGES=("${LIBRARY_PACKAGES[@]}")
 # Python packages the tests' peers need (pinned; not in Debian at these versions).

@@ -49,7 +49,7 @@ struct BonjourTests {
 
         async let child = NamespacedTestRun.run(
             filter: "BonjourAcrossNamespacesTests", role: "across", in: a, hostname: "nwhost-a",
-            values: ["TYPE": "_nwtest._tcp", "PEER_NAME": "Zeroconf Svc", "PEER_TXT": "k=v;flag", "OUR_NAME": "Swift Svc",
+            values: ["TYPE": "_nwtest._tcp", "PEERS": "Zeroconf Svc=k=v;flag", "OUR_NAME": "Swift Svc",
                      "DONE_FILE": done.path])
         var seen = ""
         do {
@@ -86,5 +86,58 @@ struct BonjourTests {
         let cameraOutcome = try await camera
         #expect(viewer.passed, "viewer: \(viewer)")
         #expect(cameraOutcome.passed, "camera: \(cameraOutcome)")
+    }
+
+    @Test("beside a running avahi-daemon (same namespace, port 5353 shared): avahi-browse sees our service, we see avahi-publish's, python-zeroconf across the veth sees both")
+    func besideAvahi() async throws {
+        guard let python = try await PythonPeer.interpreter(package: "zeroconf", version: "0.154.0"),
+            let a = TestNamespace.make()
+        else { return }
+        defer { a.tearDown() }
+        guard let b = TestNamespace.make() else { return }
+        defer { b.tearDown() }
+        try a.link(addresses: ["10.79.0.1/24", "2001:db8:79::1/64"], to: b, otherAddresses: ["10.79.0.2/24", "2001:db8:79::2/64"])
+        guard let avahi = try await AvahiDaemon.start(in: a, hostName: "avahi-a") else { return }
+        defer { avahi.stop() }
+        let published = try avahi.tool("avahi-publish", ["-s", "Avahi Svc", "_nwtest._tcp", "5555", "a=1"])
+        defer { published.stop() }
+        try await published.waitForOutput(containing: "Established", timeout: 15)
+        let zeroconf = try PeerProcess(a.ip, [
+            "netns", "exec", b.name, python, PythonPeer.scripts.appendingPathComponent("zeroconf_peer.py").path,
+            "--browse", "_nwtest._tcp", "--seconds", "60",
+        ])
+        defer { zeroconf.stop() }
+        let done = FileManager.default.temporaryDirectory.appendingPathComponent("bonjour-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: done) }
+
+        async let child = NamespacedTestRun.run(
+            filter: "BonjourAcrossNamespacesTests", role: "across", in: a, hostname: "nwhost-a",
+            values: ["TYPE": "_nwtest._tcp", "PEERS": "Avahi Svc=a=1", "OUR_NAME": "Swift Svc", "DONE_FILE": done.path])
+        // avahi-browse (its cache dump, then resolution) until it lists ours resolved.
+        var avahiSaw = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let browse = try avahi.tool("avahi-browse", ["-rpt", "_nwtest._tcp"])
+            _ = await browse.waitForExit(timeout: 10)
+            avahiSaw = String(decoding: browse.standardOutput, as: UTF8.self)
+            if avahiSaw.contains("=;") && avahiSaw.contains("Swift\\032Svc") { break }
+            await pause(milliseconds: 200)
+        }
+        do {
+            try await zeroconf.waitForOutput(containing: "found Swift Svc", timeout: 15)
+            try await zeroconf.waitForOutput(containing: "found Avahi Svc", timeout: 5)
+        } catch {
+            Issue.record("python-zeroconf: \(error); it said: \(String(decoding: zeroconf.standardOutput, as: UTF8.self))")
+        }
+        _ = FileManager.default.createFile(atPath: done.path, contents: Data())
+        let outcome = try await child
+        #expect(outcome.passed, "\(outcome)")
+        // `=;lo|vethX;IPv4;Swift\032Svc;_nwtest._tcp;local;nwhost-a.local;10.79.0.1;PORT;"swift=yes"`
+        let ours = avahiSaw.split(separator: "\n").filter { $0.hasPrefix("=;") && $0.contains("Swift\\032Svc") }
+        #expect(!ours.isEmpty, "avahi-browse said: \(avahiSaw)")
+        print(ours.map { "bonjour: avahi-browse: \($0)" }.joined(separator: "\n"))
+        #expect(ours.contains { $0.contains("\"swift=yes\"") && $0.contains("nwhost-a.local") }, "\(ours)")
+        // avahi kept its name: no conflict with ours.
+        #expect(!avahi.log.contains("conflict"), "avahi log: \(avahi.log)")
     }
 }
