@@ -30,6 +30,10 @@ package final class MDNSEngine: @unchecked Sendable {
 
     package let eventLoop: any EventLoop
     private let ids = Lock(0)
+    /// Browses and resolves in other domains than `local.` (unicast DNS-SD through the
+    /// resolver), from any thread.
+    private let unicastBrowses = Lock<[Int: UnicastServiceBrowse]>([:])
+    private let unicastResolves = Lock<[Int: Task<Void, Never>]>([:])
 
     // Loop-confined state.
     private var links: [Int: MDNSLink] = [:]
@@ -173,12 +177,22 @@ package final class MDNSEngine: @unchecked Sendable {
 
     // MARK: Browsing
 
-    /// Starts browsing for `type` in `domain` (nil: `local.`); `handler` gets every change with
-    /// the full list. Returns the token for `stopBrowsing`, or nil when the type or domain
-    /// cannot be browsed by mDNS.
+    /// Starts browsing for `type` in `domain` (nil: `local.`, by mDNS; any other through the
+    /// resolver); `handler` gets every change with the full list, the first time even when
+    /// nothing was found. Returns the token for `stopBrowsing`, or nil when the type or domain
+    /// is malformed.
     package func browse(type: String, domain: String?, includeTXT: Bool, handler: @escaping BrowseHandler) -> Int? {
         let type = MDNSServiceType.normalized(type)
-        guard Self.isLocal(domain), MDNSServiceType.isValid(type),
+        if !Self.isLocal(domain) {
+            guard MDNSServiceType.isValid(type), let domain, let typeName = try? DNSName(type).appending(DNSName(domain)) else { return nil }
+            let id = nextID()
+            let browse = UnicastServiceBrowse(typeName: typeName, includeTXT: includeTXT, handler: handler)
+            unicastBrowses.withLock { $0[id] = browse }
+            NetworkLog.bonjour.debug("browsing by unicast DNS", metadata: ["type": "\(typeName)", "txt": "\(includeTXT)"])
+            browse.start()
+            return id
+        }
+        guard MDNSServiceType.isValid(type),
             let typeName = try? DNSName(type).appending(DNSName("local."))
         else { return nil }
         let id = nextID()
@@ -200,6 +214,10 @@ package final class MDNSEngine: @unchecked Sendable {
     }
 
     package func stopBrowsing(_ id: Int) {
+        if let unicast = unicastBrowses.withLock({ $0.removeValue(forKey: id) }) {
+            unicast.cancel()
+            return
+        }
         eventLoop.execute { [self] in
             guard let browse = browses.removeValue(forKey: id) else { return }
             let stillAsked = browses.values.contains { $0.question.name.equalsIgnoringCase(browse.question.name) }
@@ -245,10 +263,20 @@ package final class MDNSEngine: @unchecked Sendable {
         instance: String, type: String, domain: String?, interfaceName: String?, completion: @escaping ResolveHandler
     ) -> Int? {
         let type = MDNSServiceType.normalized(type)
-        guard Self.isLocal(domain), MDNSServiceType.isValid(type),
-            let name = try? DNSName(labels: [Array(instance.utf8)]).appending(DNSName(type)).appending(DNSName("local."))
+        let zone = Self.isLocal(domain) ? "local." : domain ?? "local."
+        guard MDNSServiceType.isValid(type),
+            let name = try? DNSName(labels: [Array(instance.utf8)]).appending(DNSName(type)).appending(DNSName(zone))
         else { return nil }
         let id = nextID()
+        if !Self.isLocal(domain) {
+            let task = Task {
+                let result = await Self.resolveByUnicast(name)
+                guard !Task.isCancelled else { return }
+                completion(result)
+            }
+            unicastResolves.withLock { $0[id] = task }
+            return id
+        }
         let interfaceIndex = interfaceName.flatMap(InterfaceTable.index(named:))
         eventLoop.execute { [self] in
             NetworkLog.bonjour.debug("resolving", metadata: ["service": "\(name)"])
@@ -263,6 +291,10 @@ package final class MDNSEngine: @unchecked Sendable {
     }
 
     package func stopResolving(_ id: Int) {
+        if let task = unicastResolves.withLock({ $0.removeValue(forKey: id) }) {
+            task.cancel()
+            return
+        }
         eventLoop.execute { [self] in
             guard let resolve = resolves.removeValue(forKey: id) else { return }
             resolve.retry?.cancel()
@@ -312,6 +344,31 @@ package final class MDNSEngine: @unchecked Sendable {
         NetworkLog.bonjour.debug("resolved", metadata: ["service": "\(resolve.instance)", "outcome": "\(result.map(\.count))"])
         resolve.completion(result)
         stopIfUnused()
+    }
+
+    /// A service in a unicast DNS-SD domain: its SRV record through the resolver (the lowest
+    /// priority first), then the target's addresses as any host name's.
+    private static func resolveByUnicast(_ name: DNSName) async -> Result<[SocketAddress], FlowError> {
+        let resolver = DNSResolver.shared
+        let answer: DNSAnswer
+        do {
+            answer = try await resolver.resolve(DNSQuestion(name: name, type: .srv))
+        } catch {
+            return .failure(DNSResolverAddressLookup.flowError(error as? DNSResolverError ?? .timedOut))
+        }
+        let services = answer.records.compactMap { record -> DNSServiceRecord? in
+            if case .srv(let service) = record.data { return service } else { return nil }
+        }.sorted { $0.priority < $1.priority }
+        guard let service = services.first else {
+            return .failure(.dns(answer.outcome == .nameDoesNotExist ? DNSServiceCode.noSuchName : DNSServiceCode.noSuchRecord))
+        }
+        var addresses: [SocketAddress] = []
+        for type in [DNSRecordType.aaaa, .a] {
+            guard let found = try? await resolver.query(service.target.description, type: type) else { continue }
+            addresses += found.addresses.compactMap { try? $0.socketAddress(port: Int(service.port)) }
+        }
+        NetworkLog.bonjour.debug("resolved by unicast DNS", metadata: ["service": "\(name)", "addresses": "\(addresses.count)"])
+        return addresses.isEmpty ? .failure(.dns(DNSServiceCode.noSuchRecord)) : .success(addresses)
     }
 
     private static func socketAddress(_ data: DNSRecordData, port: Int, link: MDNSLink) -> SocketAddress? {

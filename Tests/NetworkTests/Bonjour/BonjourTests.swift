@@ -140,4 +140,24 @@ struct BonjourTests {
         // avahi kept its name: no conflict with ours.
         #expect(!avahi.log.contains("conflict"), "avahi log: \(avahi.log)")
     }
+
+    @Test("a browse domain served by dnsmasq (PTR, SRV, TXT, A) is browsed and connected to through the resolver")
+    func unicastDomain() async throws {
+        guard let dnsmasq = PeerProcess.executable("dnsmasq", package: "dnsmasq-base"), let namespace = TestNamespace.make() else { return }
+        defer { namespace.tearDown() }
+        try namespace.writeEtc("resolv.conf", "nameserver 127.0.0.1\n")
+        // Lower case: dnsmasq lowercases the names it is configured with (we keep what arrives).
+        let instance = "unicast svc._nwtest._tcp.example.test"
+        let port = 47001
+        _ = try namespace.start(dnsmasq, [
+            "-k", "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--user=root", "--pid-file=",
+            "--listen-address=127.0.0.1", "--bind-interfaces", "--local=/example.test/", "--log-facility=/dev/null",
+            "--ptr-record=_nwtest._tcp.example.test,\(instance)", "--srv-host=\(instance),server.example.test,\(port)",
+            "--txt-record=\(instance),k=v,flag", "--host-record=server.example.test,127.0.0.1",
+        ])
+        try await namespace.waitUntilBound(port: 53, udp: true)
+        let outcome = try await NamespacedTestRun.run(
+            filter: "BonjourUnicastDomainTests", role: "unicast", in: namespace, hostname: "nwhost-u", values: ["PORT": "\(port)"])
+        #expect(outcome.passed, "\(outcome)")
+    }
 }
