@@ -46,6 +46,7 @@ extension NWBrowser.Result {
 extension NWBrowser.Result.Change {
     /// What a `changed` result differs in.
     public struct Flags: OptionSet, Hashable, Sendable {
+        /// The flags' bits.
         public let rawValue: UInt32
 
         /// Creates flags from their raw bits.

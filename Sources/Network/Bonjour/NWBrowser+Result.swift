@@ -21,6 +21,7 @@ extension NWBrowser {
             metadata = result.txt.map { .bonjour(NWTXTRecord(attributes: $0)) } ?? .none
         }
 
+        /// Hashes the endpoint only (see the type's description).
         public func hash(into hasher: inout Hasher) {
             hasher.combine(endpoint)
         }

@@ -108,6 +108,7 @@ public final class NWBrowser: CustomDebugStringConvertible, CallbackDelivering, 
             return shared.state == .setup
         }
         guard let first else { return }
+        ServiceTXTRecords.update(changes)
         // The engine's first report says the browse runs: ready, then any results it already had.
         if first { transition(to: .ready) }
         guard !changes.isEmpty else { return }

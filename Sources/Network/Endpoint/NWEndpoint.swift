@@ -29,6 +29,13 @@ public enum NWEndpoint: CustomDebugStringConvertible, Equatable, Hashable, Senda
         }
     }
 
+    /// The TXT record of a Bonjour service endpoint, as the newest browse result for that
+    /// service carried it (from a browse with ``NWBrowser/Descriptor/bonjourWithTXTRecord(type:domain:)``);
+    /// nil for other endpoints, and for a service no running browser has a record of.
+    public var txtRecord: NWTXTRecord? {
+        ServiceTXTRecords.record(for: self)
+    }
+
     /// A readable form of the endpoint.
     ///
     /// - host and port: `host:port`; with an IPv6 address the separator is `.` (as the

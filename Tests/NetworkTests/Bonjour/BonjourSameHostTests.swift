@@ -41,6 +41,7 @@ struct BonjourSameHostTests {
         }
         let result = try #require(found.last?.0.first { $0.endpoint == firstEndpoint })
         #expect(result.metadata == .bonjour(txt))
+        #expect(result.endpoint.txtRecord == txt)
         #expect(result.interfaces.map(\.name) == ["lo"])
         #expect(found.contains { $0.1.contains(.added(result)) })
 
