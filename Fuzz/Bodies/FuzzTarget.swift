@@ -24,6 +24,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case webSocketFrames = "websocket-frames"
     /// A DNS-SD TXT record's key/value strings (what a Bonjour service advertises).
     case txtRecord = "txt-record"
+    /// An mDNS datagram from the link, through the responder's and querier's value types.
+    case mdnsInput = "mdns-input"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -40,6 +42,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .coderStream: TLVFramerFuzzBody.run(bytes, layout: .lengthPrefixed)
         case .webSocketFrames: WebSocketFramesFuzzBody.run(bytes)
         case .txtRecord: TXTRecordFuzzBody.run(bytes)
+        case .mdnsInput: MDNSInputFuzzBody.run(bytes)
         }
     }
 

@@ -96,6 +96,19 @@ struct BonjourSameHostTests {
         try await browserStates.wait("browser cancelled") { $0.last == .cancelled }
     }
 
+    /// A started browser for `descriptor` and the recorders of its result sets and states.
+    static func browse(
+        _ descriptor: NWBrowser.Descriptor, queue: DispatchQueue
+    ) -> (NWBrowser, Recorder<Set<NWBrowser.Result>>, Recorder<NWBrowser.State>) {
+        let browser = NWBrowser(for: descriptor, using: .tcp)
+        let updates = Recorder<Set<NWBrowser.Result>>()
+        let states = Recorder<NWBrowser.State>()
+        browser.stateUpdateHandler = { states.append($0) }
+        browser.browseResultsChangedHandler = { results, _ in updates.append(results) }
+        browser.start(queue: queue)
+        return (browser, updates, states)
+    }
+
     /// A TCP listener advertising `name`, and the recorder of its registration changes.
     static func advertise(
         _ name: String, txt: NWTXTRecord, queue: DispatchQueue

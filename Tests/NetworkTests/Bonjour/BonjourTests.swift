@@ -18,6 +18,25 @@ struct BonjourTests {
         return namespace
     }
 
+    /// A python with zeroconf and two new namespaces (the caller tears them down); nil when a
+    /// peer or root is missing (failing under CI).
+    static func twoNamespacesWithZeroconf() async throws -> (String, TestNamespace, TestNamespace)? {
+        guard let python = try await PythonPeer.interpreter(package: "zeroconf", version: "0.154.0"),
+            let a = TestNamespace.make()
+        else { return nil }
+        guard let b = TestNamespace.make() else {
+            a.tearDown()
+            return nil
+        }
+        return (python, a, b)
+    }
+
+    /// `zeroconf_peer.py` with `arguments` in `namespace`; the caller stops it.
+    static func zeroconf(_ python: String, in namespace: TestNamespace, _ arguments: [String]) throws -> PeerProcess {
+        try PeerProcess(namespace.ip, ["netns", "exec", namespace.name, python,
+                                       PythonPeer.scripts.appendingPathComponent("zeroconf_peer.py").path] + arguments)
+    }
+
     @Test("one process advertises, browses, renames on a conflict and says goodbye, over a namespace's loopback")
     func sameHost() async throws {
         guard let namespace = try Self.loopbackNamespace() else { return }
@@ -30,15 +49,10 @@ struct BonjourTests {
 
     @Test("across a veth pair: python-zeroconf finds our service (addresses, port, TXT) and its goodbye; we find python-zeroconf's with its TXT record")
     func acrossWithZeroconf() async throws {
-        guard let python = try await PythonPeer.interpreter(package: "zeroconf", version: "0.154.0"),
-            let a = TestNamespace.make()
-        else { return }
-        defer { a.tearDown() }
-        guard let b = TestNamespace.make() else { return }
-        defer { b.tearDown() }
+        guard let (python, a, b) = try await Self.twoNamespacesWithZeroconf() else { return }
+        defer { a.tearDown(); b.tearDown() }
         try a.link(addresses: ["10.77.0.1/24", "2001:db8:77::1/64"], to: b, otherAddresses: ["10.77.0.2/24", "2001:db8:77::2/64"])
-        let peer = try PeerProcess(a.ip, [
-            "netns", "exec", b.name, python, PythonPeer.scripts.appendingPathComponent("zeroconf_peer.py").path,
+        let peer = try Self.zeroconf(python, in: b, [
             "--register", "Zeroconf Svc", "--type", "_nwtest._tcp", "--port", "4242", "--address", "10.77.0.2",
             "--txt", "k=v", "--txt", "flag", "--browse", "_nwtest._tcp", "--seconds", "60",
         ])
@@ -90,20 +104,15 @@ struct BonjourTests {
 
     @Test("beside a running avahi-daemon (same namespace, port 5353 shared): avahi-browse sees our service, we see avahi-publish's, python-zeroconf across the veth sees both")
     func besideAvahi() async throws {
-        guard let python = try await PythonPeer.interpreter(package: "zeroconf", version: "0.154.0"),
-            let a = TestNamespace.make()
-        else { return }
-        defer { a.tearDown() }
-        guard let b = TestNamespace.make() else { return }
-        defer { b.tearDown() }
+        guard let (python, a, b) = try await Self.twoNamespacesWithZeroconf() else { return }
+        defer { a.tearDown(); b.tearDown() }
         try a.link(addresses: ["10.79.0.1/24", "2001:db8:79::1/64"], to: b, otherAddresses: ["10.79.0.2/24", "2001:db8:79::2/64"])
         guard let avahi = try await AvahiDaemon.start(in: a, hostName: "avahi-a") else { return }
         defer { avahi.stop() }
         let published = try avahi.tool("avahi-publish", ["-s", "Avahi Svc", "_nwtest._tcp", "5555", "a=1"])
         defer { published.stop() }
         try await published.waitForOutput(containing: "Established", timeout: 15)
-        let zeroconf = try PeerProcess(a.ip, [
-            "netns", "exec", b.name, python, PythonPeer.scripts.appendingPathComponent("zeroconf_peer.py").path,
+        let zeroconf = try Self.zeroconf(python, in: b, [
             "--browse", "_nwtest._tcp", "--seconds", "60",
         ])
         defer { zeroconf.stop() }
@@ -159,5 +168,48 @@ struct BonjourTests {
         let outcome = try await NamespacedTestRun.run(
             filter: "BonjourUnicastDomainTests", role: "unicast", in: namespace, hostname: "nwhost-u", values: ["PORT": "\(port)"])
         #expect(outcome.passed, "\(outcome)")
+    }
+
+    @Test("a browser sees an interface come (its services found) and go (their removal); an announcement from an off-link source is ignored while the same one from on-link is listed")
+    func linkEventsAndOffLinkSources() async throws {
+        guard let (python, a, b) = try await Self.twoNamespacesWithZeroconf() else { return }
+        defer { a.tearDown(); b.tearDown() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bonjour-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        async let child = NamespacedTestRun.run(
+            filter: "BonjourLinkEventsTests", role: "link-events", in: a, hostname: "nwhost-a", values: ["DIR": directory.path])
+        func marker(_ name: String) async -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) { return true }
+                await pause(milliseconds: 50)
+            }
+            return false
+        }
+        guard await marker("browsing") else {
+            Issue.record("the browser never started: \(try await child)")
+            return
+        }
+        let (mine, theirs) = try a.link(addresses: ["10.81.0.1/24"], to: b, otherAddresses: ["10.81.0.2/24"])
+        // An address outside A's subnets, on B's end of the pair.
+        try b.run(b.ip, ["addr", "add", "192.0.2.9/32", "dev", theirs])
+        let zeroconf = try Self.zeroconf(python, in: b, [
+            "--register", "Late Svc", "--type", "_nwtest._tcp", "--port", "4242", "--address", "10.81.0.2", "--seconds", "60",
+        ])
+        defer { zeroconf.stop() }
+        try await zeroconf.waitForOutput(containing: "registered Late Svc", timeout: 15)
+        let announce = PythonPeer.scripts.appendingPathComponent("mdns_announce.py").path
+        for (source, instance) in [("192.0.2.9", "Offlink Svc"), ("10.81.0.2", "Onlink Svc")] {
+            let sender = try PeerProcess(a.ip, ["netns", "exec", b.name, python, announce, source, instance, "_nwtest._tcp"])
+            _ = await sender.waitForExit(timeout: 10)
+            #expect(String(decoding: sender.standardOutput, as: UTF8.self).contains("sent \(instance)"))
+        }
+        if await marker("found") {
+            try a.run(a.ip, ["link", "del", mine])
+        }
+        let outcome = try await child
+        #expect(outcome.passed, "\(outcome)")
+        print(outcome.output.split(separator: "\n").filter { $0.hasPrefix("bonjour:") }.joined(separator: "\n"))
     }
 }

@@ -22,12 +22,7 @@ struct BonjourUnicastDomainTests {
         defer { listener.cancel() }
         try await listenerStates.wait("listener ready") { $0.contains(.ready) }
 
-        let browser = NWBrowser(for: .bonjourWithTXTRecord(type: "_nwtest._tcp", domain: "example.test."), using: .tcp)
-        let updates = Recorder<Set<NWBrowser.Result>>()
-        let states = Recorder<NWBrowser.State>()
-        browser.stateUpdateHandler = { states.append($0) }
-        browser.browseResultsChangedHandler = { results, _ in updates.append(results) }
-        browser.start(queue: queue)
+        let (browser, updates, states) = BonjourSameHostTests.browse(.bonjourWithTXTRecord(type: "_nwtest._tcp", domain: "example.test."), queue: queue)
         defer { browser.cancel() }
         let expected = NWEndpoint.service(name: "unicast svc", type: "_nwtest._tcp", domain: "example.test.", interface: nil)
         let found = try await updates.wait("unicast svc", timeout: 10) { $0.last?.contains { $0.endpoint == expected } == true }
