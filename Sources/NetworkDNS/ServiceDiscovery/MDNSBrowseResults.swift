@@ -26,6 +26,12 @@ package struct MDNSBrowseResults: Sendable {
         package var interfaces: [Int]
         /// Its TXT record, when the browse asked for it and one arrived.
         package var txt: DNSSDTXTAttributes?
+
+        package init(instance: Instance, interfaces: [Int], txt: DNSSDTXTAttributes?) {
+            self.instance = instance
+            self.interfaces = interfaces
+            self.txt = txt
+        }
     }
 
     package enum Change: Equatable, Sendable {
