@@ -24,6 +24,9 @@ public final class NWBrowser: CustomDebugStringConvertible, CallbackDelivering, 
         var stateUpdateHandler: (@Sendable (State) -> Void)?
         var browseResultsChangedHandler: (@Sendable (Set<Result>, Set<Result.Change>) -> Void)?
         var results: Set<Result> = []
+        /// The same results by endpoint: a removal names the result as it was when the engine
+        /// had it, and its interfaces may read differently now (an interface that went away).
+        var byEndpoint: [NWEndpoint: Result] = [:]
         /// The engine's browse, while it runs.
         var token: Int?
         var started = false
@@ -49,8 +52,8 @@ public final class NWBrowser: CustomDebugStringConvertible, CallbackDelivering, 
             transition(to: .failed(.dns(DNSServiceErrorType(kDNSServiceErr_Unsupported))))
             return
         }
-        let token = MDNSEngine.shared.browse(type: type, domain: domain, includeTXT: includeTXT) { [weak self] results, changes in
-            self?.engineReported(results, changes)
+        let token = MDNSEngine.shared.browse(type: type, domain: domain, includeTXT: includeTXT) { [weak self] changes in
+            self?.engineReported(changes)
         }
         guard let token else {
             // Not a service type (`_name._tcp` / `_name._udp`), or a domain mDNS does not serve.
@@ -99,22 +102,31 @@ public final class NWBrowser: CustomDebugStringConvertible, CallbackDelivering, 
 
     // MARK: - Engine events
 
-    private func engineReported(_ found: [MDNSBrowseResults.Result], _ engineChanges: [MDNSBrowseResults.Change]) {
-        let results = Set(found.map(Result.init))
+    private func engineReported(_ engineChanges: [MDNSBrowseResults.Change]) {
         let changes = Set(engineChanges.map(Result.Change.init))
-        let first = shared.withLock { shared -> Bool? in
+        let update = shared.withLock { shared -> (results: Set<Result>, first: Bool)? in
             guard shared.state != .cancelled else { return nil }
-            shared.results = results
-            return shared.state == .setup
+            for change in changes {
+                switch change {
+                case .added(let result), .changed(_, let result, _):
+                    if let stored = shared.byEndpoint.updateValue(result, forKey: result.endpoint) { shared.results.remove(stored) }
+                    shared.results.insert(result)
+                case .removed(let result):
+                    if let stored = shared.byEndpoint.removeValue(forKey: result.endpoint) { shared.results.remove(stored) }
+                case .identical:
+                    break
+                }
+            }
+            return (shared.results, shared.state == .setup)
         }
-        guard let first else { return }
+        guard let update else { return }
         ServiceTXTRecords.update(changes)
         // The engine's first report says the browse runs: ready, then any results it already had.
-        if first { transition(to: .ready) }
+        if update.first { transition(to: .ready) }
         guard !changes.isEmpty else { return }
         deliver { [self] in
             let handler = shared.withLock { $0.state == .cancelled ? nil : $0.browseResultsChangedHandler }
-            handler?(results, changes)
+            handler?(update.results, changes)
         }
     }
 

@@ -26,7 +26,9 @@ package final class MDNSEngine: @unchecked Sendable {
     }
 
     package typealias AdvertisementHandler = @Sendable (AdvertisementEvent) -> Void
-    package typealias BrowseHandler = @Sendable ([MDNSBrowseResults.Result], [MDNSBrowseResults.Change]) -> Void
+    /// A browse's changes, in order: the receiver keeps the set of results itself (rebuilding
+    /// the whole list on every change would cost a flood of services quadratic time).
+    package typealias BrowseHandler = @Sendable ([MDNSBrowseResults.Change]) -> Void
 
     package let eventLoop: any EventLoop
     private let ids = Lock(0)
@@ -178,8 +180,7 @@ package final class MDNSEngine: @unchecked Sendable {
     // MARK: Browsing
 
     /// Starts browsing for `type` in `domain` (nil: `local.`, by mDNS; any other through the
-    /// resolver); `handler` gets every change with the full list, the first time even when
-    /// nothing was found. Returns the token for `stopBrowsing`, or nil when the type or domain
+    /// resolver); `handler` gets every change, the first time even when nothing was found. Returns the token for `stopBrowsing`, or nil when the type or domain
     /// is malformed.
     package func browse(type: String, domain: String?, includeTXT: Bool, handler: @escaping BrowseHandler) -> Int? {
         let type = MDNSServiceType.normalized(type)
@@ -208,7 +209,7 @@ package final class MDNSEngine: @unchecked Sendable {
             }
             browses[id] = browse
             // The first report, even when empty: the browser is ready.
-            handler(browse.results.results, changes)
+            handler(changes)
         }
         return id
     }
@@ -249,7 +250,7 @@ package final class MDNSEngine: @unchecked Sendable {
             guard var browse = browses[id] else { continue }
             let found = browse.results.apply(changes, interface: interface)
             browses[id] = browse
-            if !found.isEmpty { browse.handler(browse.results.results, found) }
+            if !found.isEmpty { browse.handler(found) }
         }
     }
 

@@ -36,7 +36,7 @@ final class UnicastServiceBrowse: Sendable {
                 known = current
                 let found = results.apply(changes, interface: 0)
                 if Task.isCancelled { return }
-                if first || !found.isEmpty { handler(results.results, found) }
+                if first || !found.isEmpty { handler(found) }
                 first = false
                 let wait = min(max(TimeAmount.seconds(Int64(ttl)), Self.shortestRefresh), Self.longestRefresh)
                 try? await Task.sleep(nanoseconds: UInt64(wait.nanoseconds))

@@ -111,7 +111,7 @@ struct BonjourSameHostTests {
 
     /// A TCP listener advertising `name`, and the recorder of its registration changes.
     static func advertise(
-        _ name: String, txt: NWTXTRecord, queue: DispatchQueue
+        _ name: String, type: String = type, txt: NWTXTRecord, queue: DispatchQueue
     ) throws -> (NWListener, Recorder<NWListener.ServiceRegistrationChange>) {
         let listener = try NWListener(using: .tcp)
         listener.service = NWListener.Service(name: name, type: type, txtRecord: txt)

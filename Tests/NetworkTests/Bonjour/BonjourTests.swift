@@ -212,4 +212,27 @@ struct BonjourTests {
         #expect(outcome.passed, "\(outcome)")
         print(outcome.output.split(separator: "\n").filter { $0.hasPrefix("bonjour:") }.joined(separator: "\n"))
     }
+
+    @Test("a hostile host floods the link with 6000 services: bounded results and memory, and the stack still works")
+    func flood() async throws {
+        guard let (python, a, b) = try await Self.twoNamespacesWithZeroconf() else { return }
+        defer { a.tearDown(); b.tearDown() }
+        try a.link(addresses: ["10.82.0.1/24"], to: b, otherAddresses: ["10.82.0.2/24"])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bonjour-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        async let child = NamespacedTestRun.run(
+            filter: "BonjourFloodTests", role: "flood", in: a, hostname: "nwhost-a", values: ["DIR": directory.path])
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("browsing").path), Date() < deadline {
+            await pause(milliseconds: 50)
+        }
+        let flooder = try PeerProcess(a.ip, ["netns", "exec", b.name, python,
+                                             PythonPeer.scripts.appendingPathComponent("mdns_flood.py").path, "10.82.0.2", "_nwflood._tcp", "6000"])
+        _ = await flooder.waitForExit(timeout: 30)
+        #expect(String(decoding: flooder.standardOutput, as: UTF8.self).contains("sent "))
+        let outcome = try await child
+        #expect(outcome.passed, "\(outcome)")
+        print(outcome.output.split(separator: "\n").filter { $0.hasPrefix("bonjour:") }.joined(separator: "\n"))
+    }
 }
