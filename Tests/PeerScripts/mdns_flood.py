@@ -5,20 +5,15 @@ fast as it can, then prints how many datagrams it sent.
 
 usage: mdns_flood.py SOURCE TYPE COUNT [PER_PACKET]
 """
-import socket
 import sys
 
+from mdns_announce import multicast_socket
 from zeroconf import DNSOutgoing, DNSPointer, DNSText
 from zeroconf import const
 
 source, service_type, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 per_packet = int(sys.argv[4]) if len(sys.argv) > 4 else 8
-sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-sock.bind((source, 5353))
-sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(source))
-sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+sock = multicast_socket(source)
 sent = 0
 for first in range(0, count, per_packet):
     out = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
