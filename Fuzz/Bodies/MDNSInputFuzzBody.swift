@@ -2,7 +2,7 @@ import NIOCore
 import NetworkDNS
 
 /// What the mDNS engine does with a datagram any host on the link may send (`MDNSLink.received`
-/// without its sockets): the registration of an announced service, the answerer, the cache and
+/// without its sockets): the registrations of an announced service and of the host's name, the answerer, the cache and
 /// a browse for the service's type, and a continuous query all see the decoded message. The
 /// first byte says where it came from (bit 0 clear: port 5353; set: a one-shot resolver's port),
 /// the rest is the datagram. What they promise: nothing crashes; every message we would send
@@ -31,6 +31,14 @@ enum MDNSInputFuzzBody {
         sent(registration.received(message, now: now))
         sent(registration.cancel())
 
+        // The host's name, claimed the same way.
+        let addresses: [DNSRecordData] = [.a(DNSIPv4Address(127, 0, 0, 1))]
+        var hostClaim = MDNSRegistration(claim: MDNSHost(label: "fuzz", addresses: addresses, allAddresses: Set(addresses)))
+        sent(hostClaim.start(initialDelay: .zero))
+        for _ in 0..<8 { sent(hostClaim.wake(now: now)) }
+        sent(hostClaim.received(message, now: now))
+        sent(hostClaim.cancel())
+
         // The answerer, with the service's records and an address for the host.
         var answerer = MDNSAnswerer()
         let address = MDNSRecord(DNSResourceRecord(name: host, type: .a, ttl: MDNSService.hostRecordTTL, data: .a(DNSIPv4Address(127, 0, 0, 1))), unique: true)
@@ -57,7 +65,7 @@ enum MDNSInputFuzzBody {
         FuzzFailure.check(browse.results.isEmpty, "browse results outlived their records: \(browse.results)")
     }
 
-    private static func sent(_ actions: [MDNSRegistration.Action]) {
+    private static func sent<Claim>(_ actions: [MDNSRegistration<Claim>.Action]) {
         for action in actions {
             if case .send(let message) = action { roundTrip(message) }
         }

@@ -3,13 +3,16 @@ import Testing
 
 @testable import NetworkDNS
 
+/// The registration of a service's name (the host's name has its own tests).
+typealias ServiceRegistration = MDNSRegistration<MDNSService>
+
 /// `MDNSRegistration`, the responder's claim of one service name (RFC 6762 §8–§10), driven by
 /// hand: the schedule of probes and announcements, conflicts and renaming, simultaneous probes,
 /// our own packets looped back, and goodbyes. No socket is opened (these are values), so nothing
 /// here needs a network namespace.
-@Suite("DNS.MDNSRegistration")
+@Suite("DNS.ServiceRegistration")
 struct MDNSRegistrationTests {
-    typealias Action = MDNSRegistration.Action
+    typealias Action = ServiceRegistration.Action
 
     static let host = try! DNSName("linux.local.")
     static func service(_ instance: String = "Printer", port: UInt16 = 631) -> MDNSService {
@@ -26,8 +29,8 @@ struct MDNSRegistrationTests {
     static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
     /// A registration of `service` that has sent its first probe at `start`.
-    static func probing(_ service: MDNSService = service(), noAutoRename: Bool = false) -> MDNSRegistration {
-        var registration = MDNSRegistration(service: service, noAutoRename: noAutoRename)
+    static func probing(_ service: MDNSService = service(), noAutoRename: Bool = false) -> ServiceRegistration {
+        var registration = ServiceRegistration(service: service, noAutoRename: noAutoRename)
         _ = registration.start(initialDelay: .zero)
         _ = registration.wake(now: start)
         return registration
@@ -41,7 +44,7 @@ struct MDNSRegistrationTests {
     }
 
     /// Runs start and wake-ups until the name is registered; returns every action.
-    static func register(_ registration: inout MDNSRegistration, clock: inout NIODeadline) -> [Action] {
+    static func register(_ registration: inout ServiceRegistration, clock: inout NIODeadline) -> [Action] {
         var actions = registration.start(initialDelay: .milliseconds(100))
         for _ in 0..<4 {
             clock = clock + .milliseconds(250)
@@ -52,7 +55,7 @@ struct MDNSRegistrationTests {
 
     @Test("three probes 250 ms apart (the first asking for a unicast answer), then announcements with the cache-flush bit on SRV and TXT")
     func schedule() throws {
-        var registration = MDNSRegistration(service: Self.service())
+        var registration = ServiceRegistration(service: Self.service())
         var clock = Self.start
         let actions = Self.register(&registration, clock: &clock)
         let name = try Self.service().instanceName
@@ -80,7 +83,7 @@ struct MDNSRegistrationTests {
 
     @Test("our own probes and announcements looped back are no conflict")
     func ownEcho() {
-        var registration = MDNSRegistration(service: Self.service())
+        var registration = ServiceRegistration(service: Self.service())
         var clock = Self.start
         var actions = registration.start(initialDelay: .zero)
         clock = clock + .milliseconds(1)
@@ -118,7 +121,7 @@ struct MDNSRegistrationTests {
         let clock = Self.start
         // Same name, ports 631 and 632: the SRV RDATA differs first in the port.
         func probe(of service: MDNSService) throws -> DNSMessage {
-            var other = MDNSRegistration(service: service)
+            var other = ServiceRegistration(service: service)
             _ = other.start(initialDelay: .zero)
             return try #require(Self.sent(other.wake(now: clock)).first)
         }
@@ -138,18 +141,18 @@ struct MDNSRegistrationTests {
         let a = DNSResourceRecord(name: name, type: .a, ttl: 120, data: .a(DNSIPv4Address(rawValue: 0x0A00_0001)))
         let b = DNSResourceRecord(name: name, type: .a, ttl: 120, data: .a(DNSIPv4Address(rawValue: 0x0A00_0002)))
         let txt = DNSResourceRecord(name: name, type: .txt, ttl: 120, data: .txt([[0x61]]))
-        #expect(MDNSRegistration.compare([a], [b]) < 0)
-        #expect(MDNSRegistration.compare([b], [a]) > 0)
-        #expect(MDNSRegistration.compare([a, b], [b, a]) == 0, "each set is sorted first")
-        #expect(MDNSRegistration.compare([a], [a, txt]) < 0)
+        #expect(ServiceRegistration.compare([a], [b]) < 0)
+        #expect(ServiceRegistration.compare([b], [a]) > 0)
+        #expect(ServiceRegistration.compare([a, b], [b, a]) == 0, "each set is sorted first")
+        #expect(ServiceRegistration.compare([a], [a, txt]) < 0)
         var flushed = a
         flushed.recordClass = DNSClass(rawValue: 0x8001)
-        #expect(MDNSRegistration.compare([flushed], [a]) == 0, "the cache-flush bit is not part of the class")
+        #expect(ServiceRegistration.compare([flushed], [a]) == 0, "the cache-flush bit is not part of the class")
     }
 
     @Test("a conflict after the announcements probes the same name again first; a second conflict renames")
     func conflictAfterRegistration() throws {
-        var registration = MDNSRegistration(service: Self.service())
+        var registration = ServiceRegistration(service: Self.service())
         var clock = Self.start
         _ = Self.register(&registration, clock: &clock)
         let theirs = try Self.claim(by: Self.service(port: 1))
@@ -162,7 +165,7 @@ struct MDNSRegistrationTests {
 
     @Test("15 conflicts within 10 seconds pause probing for 5 seconds")
     func conflictRateLimit() throws {
-        var registration = MDNSRegistration(service: Self.service())
+        var registration = ServiceRegistration(service: Self.service())
         _ = registration.start(initialDelay: .zero)
         var last: [Action] = []
         for index in 0..<15 {
@@ -178,7 +181,7 @@ struct MDNSRegistrationTests {
 
     @Test("cancelling after the announcement sends every record with TTL 0 and no cache-flush bit")
     func goodbye() {
-        var registration = MDNSRegistration(service: Self.service())
+        var registration = ServiceRegistration(service: Self.service())
         var clock = Self.start
         _ = Self.register(&registration, clock: &clock)
         let goodbye = Self.sent(registration.cancel())

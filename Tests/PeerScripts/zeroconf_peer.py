@@ -4,7 +4,7 @@
 Registers a service and/or browses a type, on every interface of the namespace it runs in,
 and prints one line per event (flushed), for the test to wait on:
   registered NAME
-  found NAME port=PORT addresses=A,B txt=k=v;flag
+  found NAME port=PORT addresses=A,B txt=k=v;flag server=HOST
   removed NAME
 It stops (unregistering, which sends goodbyes) when its standard input closes or after
 --seconds.
@@ -68,7 +68,7 @@ def main():
             say(f"unresolved {instance}")
             return
         addresses = ",".join(sorted(found.parsed_addresses()))
-        say(f"found {instance} port={found.port} addresses={addresses} txt={txt_text(found.properties)}")
+        say(f"found {instance} port={found.port} addresses={addresses} txt={txt_text(found.properties)} server={found.server}")
 
     if args.browse:
         ServiceBrowser(zc, f"{args.browse}.local.", handlers=[changed])

@@ -43,6 +43,8 @@ package final class MDNSEngine: @unchecked Sendable {
     private var browses: [Int: Browse] = [:]
     private var resolves: [Int: Resolve] = [:]
     private var pathToken: Int?
+    /// This host's name in `local.` as claimed (after renames), while anything is advertised.
+    private var hostLabel = MDNSEngine.hostLabel()
     /// Bumped on every start and stop, so that a late path update of an earlier run is ignored.
     private var generation = 0
 
@@ -111,12 +113,12 @@ package final class MDNSEngine: @unchecked Sendable {
                 handler(.failed(.dns(DNSServiceCode.unsupported)))
                 return
             }
-            let hostLabel = Self.hostLabel()
-            guard let host = try? DNSName(hostLabel).appending(DNSName("local.")) else {
+            if advertisements.isEmpty { hostLabel = Self.hostLabel() }
+            guard let host = try? DNSName(labels: [Array(hostLabel.utf8)]).appending(DNSName("local.")) else {
                 handler(.failed(.dns(DNSServiceCode.badParam)))
                 return
             }
-            let service = MDNSService(instance: instance ?? hostLabel, type: type, domain: "local.", host: host, port: port, txt: txt)
+            let service = MDNSService(instance: instance ?? Self.hostLabel(), type: type, domain: "local.", host: host, port: port, txt: txt)
             guard (try? service.records()) != nil, MDNSServiceType.isValid(type) else {
                 handler(.failed(.dns(DNSServiceCode.badParam)))
                 return
@@ -124,7 +126,10 @@ package final class MDNSEngine: @unchecked Sendable {
             advertisements[id] = Advertisement(service: service, noAutoRename: noAutoRename, handler: handler)
             NetworkLog.bonjour.debug("advertising", metadata: ["instance": "\(service.instance)", "type": "\(type)", "port": "\(port)"])
             startIfNeeded()
-            for link in links.values { link.register(id, service: service, noAutoRename: noAutoRename) }
+            for link in links.values {
+                link.claimHost(hostClaim(on: link))
+                link.register(id, service: service, noAutoRename: noAutoRename)
+            }
         }
         return id
     }
@@ -132,9 +137,14 @@ package final class MDNSEngine: @unchecked Sendable {
     /// A new TXT record for an advertisement.
     package func updateAdvertisement(_ id: Int, txt: DNSSDTXTAttributes) {
         eventLoop.execute { [self] in
-            guard advertisements[id] != nil else { return }
-            advertisements[id]?.service.txt = txt
-            for link in links.values { link.update(id, txt: txt) }
+            guard var advertisement = advertisements[id] else { return }
+            advertisement.service.txt = txt
+            advertisements[id] = advertisement
+            for link in links.values {
+                guard var service = link.service(of: id) else { continue }
+                service.txt = txt
+                link.update(id, service: service)
+            }
         }
     }
 
@@ -143,6 +153,7 @@ package final class MDNSEngine: @unchecked Sendable {
         eventLoop.execute { [self] in
             guard advertisements.removeValue(forKey: id) != nil else { return }
             for link in links.values { link.unregister(id, goodbyes: true) }
+            if advertisements.isEmpty { for link in links.values { link.releaseHost(goodbyes: true) } }
             stopIfUnused()
         }
     }
@@ -166,6 +177,29 @@ package final class MDNSEngine: @unchecked Sendable {
         advertisements[id] = advertisement
         if let previous { advertisement.handler(.removed(previous)) }
         advertisement.handler(.added(instance))
+    }
+
+    /// The host's records as a link claims them: the claimed name, that interface's
+    /// addresses, and every address of the host (a record with one of them is ours).
+    private func hostClaim(on link: MDNSLink) -> MDNSHost {
+        MDNSHost(label: hostLabel, addresses: link.addressData, allAddresses: Set(links.values.flatMap(\.addressData)))
+    }
+
+    /// A link claimed the host's name. Under a new name (a conflict renamed it) every link
+    /// claims that one, and every service's SRV record points at it (announced again).
+    func hostRegistered(_ claim: MDNSHost, on link: MDNSLink) {
+        guard claim.label != hostLabel, let host = try? claim.name else { return }
+        NetworkLog.bonjour.debug("host name renamed after a conflict", metadata: ["from": "\(hostLabel)", "to": "\(claim.label)"])
+        hostLabel = claim.label
+        for other in links.values where other !== link { other.claimHost(hostClaim(on: other)) }
+        for id in advertisements.keys.sorted() {
+            advertisements[id]?.service.host = host
+            for each in links.values {
+                guard var service = each.service(of: id) else { continue }
+                service.host = host
+                each.update(id, service: service)
+            }
+        }
     }
 
     func registrationFailed(_ id: Int, service: MDNSService) {
@@ -440,6 +474,7 @@ package final class MDNSEngine: @unchecked Sendable {
     /// A link's sockets are open: its share of every advertisement and browse starts.
     private func activate(_ link: MDNSLink) {
         guard links[link.interface.index] === link else { return }
+        if !advertisements.isEmpty { link.claimHost(hostClaim(on: link)) }
         for (id, advertisement) in advertisements.sorted(by: { $0.key < $1.key }) {
             link.register(id, service: advertisement.service, noAutoRename: advertisement.noAutoRename)
         }

@@ -20,16 +20,19 @@ final class MDNSLink: @unchecked Sendable {
     private var ipv6: (any Channel)?
     private(set) var cache = MDNSCache()
     private var answerer = MDNSAnswerer()
-    private var registrations: [Int: Registration] = [:]
+    private var registrations: [Int: Registration<MDNSService>] = [:]
     /// Keyed by the lowercased question name.
     private var queries: [DNSName: Query] = [:]
     private var cacheTimer: Scheduled<Void>?
     private var closed = false
 
-    private struct Registration {
-        var machine: MDNSRegistration
+    private struct Registration<Claim: MDNSClaim> {
+        var machine: MDNSRegistration<Claim>
         var timer: Scheduled<Void>?
     }
+
+    /// This host's name and addresses here, claimed while services are advertised.
+    private var host: Registration<MDNSHost>?
 
     private struct Query {
         var machine: MDNSContinuousQuery
@@ -96,6 +99,7 @@ final class MDNSLink: @unchecked Sendable {
     /// sockets closed after what is queued on them. Returns what the cache held, as removals.
     func close(goodbyes: Bool) -> [MDNSCache.Change] {
         for id in Array(registrations.keys) { unregister(id, goodbyes: goodbyes) }
+        releaseHost(goodbyes: goodbyes)
         for key in Array(queries.keys) { queries[key]?.timer?.cancel() }
         queries = [:]
         cacheTimer?.cancel()
@@ -126,15 +130,68 @@ final class MDNSLink: @unchecked Sendable {
         if goodbyes { perform(actions, registration: nil) }
     }
 
-    /// A new TXT record for a registered service: announced again (RFC 6762 §8.4).
-    func update(_ id: Int, txt: DNSSDTXTAttributes) {
+    /// New records for a registered service under the same name (another TXT record, another
+    /// SRV target): announced again (RFC 6762 §8.4).
+    func update(_ id: Int, service: MDNSService) {
         guard var registration = registrations[id] else { return }
-        let actions = registration.machine.update(txt: txt)
+        let actions = registration.machine.update(service)
         registrations[id] = registration
         perform(actions, registration: id)
     }
 
-    private func perform(_ actions: [MDNSRegistration.Action], registration id: Int?) {
+    // MARK: The host's name
+
+    /// Claims `claim` (the host's name with this interface's addresses), unless it is claimed
+    /// already under that name; another name starts over (goodbyes for the old one).
+    func claimHost(_ claim: MDNSHost) {
+        if var current = host, current.machine.claim.label == claim.label {
+            let actions = current.machine.update(claim)
+            host = current
+            performHost(actions)
+            return
+        }
+        releaseHost(goodbyes: true)
+        var registration = Registration(machine: MDNSRegistration(claim: claim))
+        let actions = registration.machine.start(initialDelay: .milliseconds(Int64.random(in: 0...250)))
+        host = registration
+        performHost(actions)
+    }
+
+    /// The host's name as claimed here (after renames), if it is.
+    var hostLabel: String? { host?.machine.claim.label }
+
+    func releaseHost(goodbyes: Bool) {
+        guard var registration = host else { return }
+        host = nil
+        registration.timer?.cancel()
+        let actions = registration.machine.cancel()
+        if goodbyes { performHost(actions, ended: true) }
+    }
+
+    private func performHost(_ actions: [MDNSRegistration<MDNSHost>.Action], ended: Bool = false) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                multicast(message)
+            case .wake(let delay):
+                guard !ended else { continue }
+                host?.timer?.cancel()
+                host?.timer = eventLoop.scheduleTask(in: delay) { [self] in
+                    guard var registration = host else { return }
+                    let actions = registration.machine.wake(now: .now())
+                    host = registration
+                    performHost(actions)
+                }
+            case .registered(let claim):
+                engine.hostRegistered(claim, on: self)
+            case .failed:
+                // Only with `noAutoRename`, which a host claim never sets.
+                break
+            }
+        }
+    }
+
+    private func perform(_ actions: [MDNSRegistration<MDNSService>.Action], registration id: Int?) {
         for action in actions {
             switch action {
             case .send(let message):
@@ -161,24 +218,20 @@ final class MDNSLink: @unchecked Sendable {
     }
 
     /// Every record this link answers for: the announced services', and the host's addresses
-    /// on this interface when anything is announced.
+    /// once its name is claimed here.
     private var ownedRecords: [MDNSRecord] {
-        let services = registrations.values.filter(\.machine.isRegistered).map(\.machine.service)
-        guard let host = services.first?.host else { return [] }
-        return services.flatMap { (try? $0.records()) ?? [] } + addressRecords(host: host)
+        let services = registrations.values.filter(\.machine.isRegistered).flatMap { (try? $0.machine.service.records()) ?? [] }
+        guard let host, host.machine.isRegistered else { return services }
+        return services + ((try? host.machine.claim.records()) ?? [])
     }
 
-    private func addressRecords(host: DNSName) -> [MDNSRecord] {
-        interface.addresses.compactMap { address -> MDNSRecord? in
-            let (type, data): (DNSRecordType, DNSRecordData)
+    /// This interface's addresses as address record data.
+    var addressData: [DNSRecordData] {
+        interface.addresses.compactMap { address -> DNSRecordData? in
             if address.family == .inet, address.bytes.count == 4 {
-                (type, data) = (.a, .a(DNSIPv4Address(address.bytes[0], address.bytes[1], address.bytes[2], address.bytes[3])))
-            } else if let v6 = DNSIPv6Address(octets: address.bytes) {
-                (type, data) = (.aaaa, .aaaa(v6))
-            } else {
-                return nil
+                return .a(DNSIPv4Address(address.bytes[0], address.bytes[1], address.bytes[2], address.bytes[3]))
             }
-            return MDNSRecord(DNSResourceRecord(name: host, type: type, ttl: MDNSService.hostRecordTTL, data: data), unique: true)
+            return DNSIPv6Address(octets: address.bytes).map(DNSRecordData.aaaa)
         }
     }
 
@@ -236,6 +289,11 @@ final class MDNSLink: @unchecked Sendable {
             return
         }
         let now = NIODeadline.now()
+        if var registration = host {
+            let actions = registration.machine.received(message, now: now)
+            host = registration
+            performHost(actions)
+        }
         for id in Array(registrations.keys) {
             guard var registration = registrations[id] else { continue }
             let actions = registration.machine.received(message, now: now)

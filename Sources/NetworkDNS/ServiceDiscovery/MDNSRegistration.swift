@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Claims and advertises one service instance name on a link, as RFC 6762 §8–§10 asks of an mDNS
+/// Claims and advertises one name on a link (a service instance's, or the host's), as RFC 6762 §8–§10 asks of an mDNS
 /// responder: three probes 250 ms apart after a random delay of up to 250 ms, then two
 /// announcements one second apart; a conflict renames the instance ("Name (2)", unless
 /// `noAutoRename`) and probes again; a simultaneous probe for the same name is settled by
@@ -9,16 +9,16 @@ import NIOCore
 ///
 /// A value type: each event returns what to do (send a message to the group, wake again after a
 /// delay, report the outcome); the caller owns sockets and timers, and draws the initial delay.
-package struct MDNSRegistration: Sendable {
+package struct MDNSRegistration<Claim: MDNSClaim>: Sendable {
     package enum Action: Equatable, Sendable {
         /// Send this message to the mDNS group (224.0.0.251 / ff02::fb, port 5353).
         case send(DNSMessage)
         /// Call `wake(now:)` after this long (replacing any earlier wake-up).
         case wake(after: TimeAmount)
-        /// The service is announced under this name (after a rename, the new one).
-        case registered(MDNSService)
+        /// The claim is announced under this name (after a rename, the new one).
+        case registered(Claim)
         /// The name is taken and may not be changed (`noAutoRename`): the registration ended.
-        case failed(MDNSService)
+        case failed(Claim)
     }
 
     private enum State: Equatable, Sendable {
@@ -33,23 +33,25 @@ package struct MDNSRegistration: Sendable {
         case ended
     }
 
-    package private(set) var service: MDNSService
+    /// What is claimed: its records and name (after a rename, the new one).
+    package private(set) var claim: Claim
     private let noAutoRename: Bool
     private var state = State.idle
     /// When recent conflicts happened, for the rate limit of §8.1.
     private var conflicts: [NIODeadline] = []
 
-    package static let probeInterval = TimeAmount.milliseconds(250)
-    package static let probeCount = 3
-    package static let announcementCount = 2
-    package static let announcementInterval = TimeAmount.seconds(1)
+    // The schedule of §8 (computed: a generic type has no stored statics).
+    package static var probeInterval: TimeAmount { .milliseconds(250) }
+    package static var probeCount: Int { 3 }
+    package static var announcementCount: Int { 2 }
+    package static var announcementInterval: TimeAmount { .seconds(1) }
     /// How long the loser of a simultaneous probe waits before probing again (§8.2).
-    package static let lostTieBreakDelay = TimeAmount.seconds(1)
+    package static var lostTieBreakDelay: TimeAmount { .seconds(1) }
     /// After 15 conflicts within 10 seconds, wait 5 seconds before probing again (§8.1).
-    package static let conflictLimit = (count: 15, window: TimeAmount.seconds(10), pause: TimeAmount.seconds(5))
+    package static var conflictLimit: (count: Int, window: TimeAmount, pause: TimeAmount) { (15, .seconds(10), .seconds(5)) }
 
-    package init(service: MDNSService, noAutoRename: Bool = false) {
-        self.service = service
+    package init(claim: Claim, noAutoRename: Bool = false) {
+        self.claim = claim
         self.noAutoRename = noAutoRename
     }
 
@@ -81,7 +83,7 @@ package struct MDNSRegistration: Sendable {
             return [.send(probe(unicastResponse: sent == 0)), .wake(after: Self.probeInterval)]
         case .probing:
             state = .announcing(sent: 1)
-            return [.send(announcement(ttl: nil)), .registered(service), .wake(after: Self.announcementInterval)]
+            return [.send(announcement(ttl: nil)), .registered(claim), .wake(after: Self.announcementInterval)]
         case .announcing(let sent) where sent < Self.announcementCount:
             state = .announcing(sent: sent + 1)
             let more: [Action] = sent + 1 < Self.announcementCount ? [.wake(after: Self.announcementInterval * Int64(1 << sent))] : []
@@ -94,7 +96,7 @@ package struct MDNSRegistration: Sendable {
 
     /// A message from the link (our own, looped back, included).
     package mutating func received(_ message: DNSMessage, now: NIODeadline) -> [Action] {
-        guard let ours = try? service.records().filter(\.unique).map(\.record),
+        guard let ours = try? claim.records().filter(\.unique).map(\.record),
             let name = ours.first?.name
         else { return [] }
         switch state {
@@ -108,7 +110,7 @@ package struct MDNSRegistration: Sendable {
             // A record of ours sent back (our own announcement looped back, or a cache
             // answering with it) is no conflict; any other data for the name is.
             let conflicting = theirs.contains { record in
-                !ours.contains { Self.sameData($0, record) }
+                !ours.contains { Self.sameData($0, record) } && !claim.owns(record)
             }
             return conflicting ? conflict(now: now) : []
         }
@@ -123,12 +125,12 @@ package struct MDNSRegistration: Sendable {
         return [.wake(after: Self.lostTieBreakDelay)]
     }
 
-    /// A new TXT record. Once the name is ours the records are announced again, twice, a second
-    /// apart (§8.4: no new probing, the name stays the same); while probing, the probes that
-    /// follow propose the new record.
-    package mutating func update(txt: DNSSDTXTAttributes) -> [Action] {
-        guard txt != service.txt else { return [] }
-        service.txt = txt
+    /// New records under the same name (another TXT record, SRV target or set of addresses).
+    /// Once the name is ours they are announced again, twice, a second apart (§8.4: no new
+    /// probing); while probing, the probes that follow propose them.
+    package mutating func update(_ claim: Claim) -> [Action] {
+        guard claim != self.claim else { return [] }
+        self.claim = claim
         guard isRegistered else { return [] }
         state = .announcing(sent: 0)
         return [.wake(after: .zero)]
@@ -151,9 +153,9 @@ package struct MDNSRegistration: Sendable {
         }
         if noAutoRename {
             state = .ended
-            return [.failed(service)]
+            return [.failed(claim)]
         }
-        service.instance = MDNSService.renamed(service.instance)
+        claim = claim.renamed()
         conflicts = conflicts.filter { now - $0 < Self.conflictLimit.window } + [now]
         state = .probing(sent: 0)
         let pause = conflicts.count >= Self.conflictLimit.count ? Self.conflictLimit.pause : .zero
@@ -163,7 +165,7 @@ package struct MDNSRegistration: Sendable {
     /// A probe: an ANY question for the instance name (QU on the first probe), with the records
     /// we propose in the authority section (§8.1, §8.2).
     private func probe(unicastResponse: Bool) -> DNSMessage {
-        let records = (try? service.records()) ?? []
+        let records = (try? claim.records()) ?? []
         let unique = records.filter(\.unique).map(\.record)
         let questionClass = unicastResponse ? DNSClass.internet.withMDNSBit : .internet
         return DNSMessage(
@@ -175,7 +177,7 @@ package struct MDNSRegistration: Sendable {
     /// An unsolicited response with every record (`ttl` 0: goodbyes, without the cache-flush
     /// bit, which would also flush what others still hold).
     private func announcement(ttl: UInt32?) -> DNSMessage {
-        let records = (try? service.records()) ?? []
+        let records = (try? claim.records()) ?? []
         let answers: [DNSResourceRecord] = records.map { record in
             guard let ttl else { return record.responseRecord }
             var goodbye = record.record
