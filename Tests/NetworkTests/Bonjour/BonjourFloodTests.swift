@@ -33,7 +33,8 @@ struct BonjourFloodTests {
         let grown = Self.residentBytes() - before
         print("bonjour: flood of 6000 services: \(found) results kept, \(updates.count) updates, \(grown / 1024) KiB more resident, \(String(format: "%.1f", Date().timeIntervalSince(started) - 2)) s to take in")
         #expect(found > 0 && found <= 4096, "results: \(found)")
-        #expect(grown < 64 << 20, "resident memory grew by \(grown) bytes")
+        // Widened under a sanitizer (AddressSanitizer's quarantine alone keeps ~170 MB here).
+        #expect(grown < SanitizerSlowdown.residentBytes(64 << 20), "resident memory grew by \(grown) bytes")
 
         // The stack still works: a real service is found beside what is left of the flood.
         let (listener, registrations) = try BonjourSameHostTests.advertise("Real Svc", type: "_nwflood._tcp", txt: NWTXTRecord(["k": "v"]), queue: queue)
