@@ -5,6 +5,9 @@ Bonjour tests send the same packet from an address on the receiver's subnet and 
 is not (RFC 6762 section 11).
 
 usage: mdns_announce.py SOURCE INSTANCE TYPE
+
+Run it only inside a network namespace the tests made (`ip netns exec`): its multicast must
+never leave through the machine's real interfaces.
 """
 import socket
 import sys

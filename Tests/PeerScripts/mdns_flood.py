@@ -4,6 +4,9 @@ a TXT record each, PER_PACKET instances to a datagram) from SOURCE port 5353 to 
 fast as it can, then prints how many datagrams it sent.
 
 usage: mdns_flood.py SOURCE TYPE COUNT [PER_PACKET]
+
+Run it only inside a network namespace the tests made (`ip netns exec`): its multicast must
+never leave through the machine's real interfaces.
 """
 import sys
 

@@ -113,12 +113,13 @@ package final class MDNSEngine: @unchecked Sendable {
                 handler(.failed(.dns(DNSServiceCode.unsupported)))
                 return
             }
-            if advertisements.isEmpty { hostLabel = Self.hostLabel() }
+            let systemLabel = Self.hostLabel()
+            if advertisements.isEmpty { hostLabel = systemLabel }
             guard let host = try? DNSName(labels: [Array(hostLabel.utf8)]).appending(DNSName("local.")) else {
                 handler(.failed(.dns(DNSServiceCode.badParam)))
                 return
             }
-            let service = MDNSService(instance: instance ?? Self.hostLabel(), type: type, domain: "local.", host: host, port: port, txt: txt)
+            let service = MDNSService(instance: instance ?? systemLabel, type: type, domain: "local.", host: host, port: port, txt: txt)
             guard (try? service.records()) != nil, MDNSServiceType.isValid(type) else {
                 handler(.failed(.dns(DNSServiceCode.badParam)))
                 return
@@ -331,11 +332,17 @@ package final class MDNSEngine: @unchecked Sendable {
             return
         }
         eventLoop.execute { [self] in
-            guard let resolve = resolves.removeValue(forKey: id) else { return }
-            resolve.retry?.cancel()
-            resolve.timeout?.cancel()
+            guard endResolving(id) != nil else { return }
             stopIfUnused()
         }
+    }
+
+    /// Forgets a resolve and its timers; nil when it had ended already.
+    private func endResolving(_ id: Int) -> Resolve? {
+        guard let resolve = resolves.removeValue(forKey: id) else { return nil }
+        resolve.retry?.cancel()
+        resolve.timeout?.cancel()
+        return resolve
     }
 
     /// Answers the resolve from the caches when they have the SRV record and its host's
@@ -373,9 +380,7 @@ package final class MDNSEngine: @unchecked Sendable {
     }
 
     private func finishResolving(_ id: Int, _ result: Result<[SocketAddress], FlowError>) {
-        guard let resolve = resolves.removeValue(forKey: id) else { return }
-        resolve.retry?.cancel()
-        resolve.timeout?.cancel()
+        guard let resolve = endResolving(id) else { return }
         NetworkLog.bonjour.debug("resolved", metadata: ["service": "\(resolve.instance)", "outcome": "\(result.map(\.count))"])
         resolve.completion(result)
         stopIfUnused()

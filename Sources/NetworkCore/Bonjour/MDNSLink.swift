@@ -157,9 +157,6 @@ final class MDNSLink: @unchecked Sendable {
         performHost(actions)
     }
 
-    /// The host's name as claimed here (after renames), if it is.
-    var hostLabel: String? { host?.machine.claim.label }
-
     func releaseHost(goodbyes: Bool) {
         guard var registration = host else { return }
         host = nil
@@ -332,30 +329,11 @@ final class MDNSLink: @unchecked Sendable {
 
     /// RFC 6762 §11: only sources on this interface's subnets (IPv6: or link-local) count.
     private func isOnLink(_ source: SocketAddress) -> Bool {
-        let bytes: [UInt8]
-        switch source {
-        case .v4(let address):
-            bytes = withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
-        case .v6(let address):
-            bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
-            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return true }
-        default:
-            return false
-        }
+        guard let bytes = LocalNetworkCheck.rawBytes(source) else { return false }
+        if bytes.count == 16 && bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return true }
         return interface.addresses.contains { address in
-            address.bytes.count == bytes.count && Self.samePrefix(address.bytes, bytes, length: address.prefixLength)
+            IPLiteral.isWithin(bytes, network: address.bytes, prefixLength: address.prefixLength)
         }
-    }
-
-    private static func samePrefix(_ a: [UInt8], _ b: [UInt8], length: Int) -> Bool {
-        var remaining = length
-        for (x, y) in zip(a, b) where remaining > 0 {
-            let bits = min(8, remaining)
-            let mask = UInt8(truncatingIfNeeded: 0xff << (8 - bits))
-            if x & mask != y & mask { return false }
-            remaining -= bits
-        }
-        return true
     }
 
     private func scheduleExpiry() {

@@ -18,22 +18,10 @@ enum LocalNetworkCheck {
         }
         for interface in interfaces {
             for local in interface.addresses where local.bytes.count == candidate.count {
-                if samePrefix(local.bytes, candidate, length: local.prefixLength) { return true }
+                if IPLiteral.isWithin(candidate, network: local.bytes, prefixLength: local.prefixLength) { return true }
             }
         }
         return false
-    }
-
-    private static func samePrefix(_ a: [UInt8], _ b: [UInt8], length: Int) -> Bool {
-        var remaining = max(0, min(length, a.count * 8))
-        var i = 0
-        while remaining > 0 {
-            let mask: UInt8 = remaining >= 8 ? 0xff : ~(0xff >> UInt8(remaining))
-            if a[i] & mask != b[i] & mask { return false }
-            remaining -= 8
-            i += 1
-        }
-        return true
     }
 
     static func rawBytes(_ address: SocketAddress) -> [UInt8]? {
