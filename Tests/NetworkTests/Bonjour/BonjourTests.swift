@@ -4,8 +4,10 @@ import Testing
 
 /// Bonjour over real multicast, always inside network namespaces this suite makes (no mDNS
 /// may leave through this machine's real interfaces): each test starts this test binary again
-/// inside a namespace (`NamespacedTestRun`) to run the tests of one role there.
-@Suite("Bonjour")
+/// inside a namespace (`NamespacedTestRun`) to run the tests of one role there. One at a time:
+/// each child is a whole test process with its peers, and seven of them starting together with
+/// the rest of the run stalled the machine for seconds (timing tests elsewhere failed in CI).
+@Suite("Bonjour", .serialized)
 struct BonjourTests {
     /// A namespace whose loopback carries multicast (IPv4: avahi and python-zeroconf do the
     /// same; IPv6 multicast over loopback does not work on Linux).
