@@ -96,3 +96,10 @@ public func sec_identity_access_certificates(_ identity: sec_identity_t, _ handl
 public func sec_protocol_metadata_peers_are_equal(_ metadataA: sec_protocol_metadata_t, _ metadataB: sec_protocol_metadata_t) -> Bool {
     metadataA.peerCertificates.first?.derData == metadataB.peerCertificates.first?.derData
 }
+
+/// Offers a group of cipher suites. The engine's library (BoringSSL) offers its own modern
+/// defaults whatever the group; the group is recorded only (explicit suites, appended with
+/// `sec_protocol_options_append_tls_ciphersuite`, do restrict the offer).
+public func sec_protocol_options_append_tls_ciphersuite_group(_ options: sec_protocol_options_t, _ group: tls_ciphersuite_group_t) {
+    options.settings.withLock { $0.ignoredKnobs["ciphersuiteGroup.\(group)"] = true }
+}

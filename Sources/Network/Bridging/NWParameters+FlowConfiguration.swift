@@ -81,14 +81,26 @@ extension NWParameters {
             tlsAbove = top.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
             application = application.dropFirst()
         }
-        let framers = application.compactMap { $0 as? NWProtocolFramer.Options }
+        // Application framers, and the built-in ones of the 2025 API (TLV, the Coder's length
+        // prefix), which run on the same host.
+        let side = FramerConnectionSide(peerHostName: target.verifiedName, listener: listener)
+        var framers: [any HostedFramerFactory] = application.compactMap { options in
+            if let framer = options as? NWProtocolFramer.Options {
+                return FramerStackEntry(options: framer, parameters: self, side: side)
+            }
+            return (options as? BuiltInFramerOptions)?.factory
+        }
         if configuration.webSocket != nil {
             // (Framers above WebSocket are refused above.)
         } else if framers.count == application.count {
-            let side = FramerConnectionSide(peerHostName: target.verifiedName, listener: listener)
-            var entries = framers.map { FramerStackEntry(options: $0, parameters: self, side: side) }
-            if !entries.isEmpty { entries[0].tlsAbove = tlsAbove }
-            configuration.framers = entries
+            if var top = framers.first as? FramerStackEntry {
+                top.tlsAbove = tlsAbove
+                framers[0] = top
+            } else if tlsAbove != nil {
+                // (Only an application framer can carry TLS it prepends.)
+                configuration.unsupported = .posix(EPROTONOSUPPORT)
+            }
+            configuration.framers = framers
         } else {
             // Other orders (TLS between framers, TLS over UDP framers, a framer above
             // WebSocket). Refuse rather than run the connection without a protocol: nothing

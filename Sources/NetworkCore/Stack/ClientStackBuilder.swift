@@ -54,7 +54,7 @@ struct ClientStackBuilder: Sendable {
         let options = ClientSocketOptions.settings(for: address, configuration: configuration, interfaceIndex: interfaceIndex)
         let local: SocketAddress?
         do {
-            local = try localAddress()
+            local = try localAddress(toward: address)
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
@@ -380,19 +380,35 @@ struct ClientStackBuilder: Sendable {
         return promise.futureResult
     }
 
-    /// The local endpoint the parameters require, if any (an address, not a name).
-    private func localAddress() throws -> SocketAddress? {
+    /// The local endpoint the parameters require, if any (an address, not a name). A wildcard
+    /// address only asks for a port (`localPort(_:)` of the 2025 API): it takes the family of
+    /// `remote`, so that one setting serves IPv4 and IPv6 attempts alike.
+    private func localAddress(toward remote: SocketAddress) throws -> SocketAddress? {
         guard let local = configuration.localTarget else { return nil }
         switch local {
         case .address(let address):
             return address
         case .hostPort(let host, let port, let interfaceName):
             if let address = SocketAddress(literal: host, port: port, interfaceName: interfaceName) {
-                return address
+                return Self.wildcard(address, matching: remote) ?? address
             }
             throw FlowError.posix(EINVAL)
         case .unix(let path):
             return try SocketAddress(unixDomainSocketPath: path)
+        }
+    }
+
+    /// The wildcard address of `remote`'s family with `local`'s port, when `local` is the
+    /// wildcard of the other family; nil otherwise.
+    static func wildcard(_ local: SocketAddress, matching remote: SocketAddress) -> SocketAddress? {
+        guard let port = local.port else { return nil }
+        switch (local, remote) {
+        case (.v6(let v6), .v4) where withUnsafeBytes(of: v6.address.sin6_addr, { $0.allSatisfy { $0 == 0 } }):
+            return try? SocketAddress(ipAddress: "0.0.0.0", port: port)
+        case (.v4(let v4), .v6) where v4.address.sin_addr.s_addr == 0:
+            return try? SocketAddress(ipAddress: "::", port: port)
+        default:
+            return nil
         }
     }
 

@@ -1,0 +1,47 @@
+/// Runs `handler` with a connection to `endpoint` over the stack `builder` writes, and closes
+/// the connection when `handler` returns or throws (returning once it is closed), whoever else
+/// still holds it.
+public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: OneToOneProtocol>(
+    to endpoint: NWEndpoint, @ProtocolStackBuilder<ApplicationProtocol> using builder: () -> ApplicationProtocol,
+    _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
+) async throws {
+    try await withClosing(NetworkConnection(to: endpoint, using: builder), handler)
+}
+
+/// A multiplexed connection (QUIC) for the time `handler` runs.
+public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: MultiplexProtocol>(
+    to endpoint: NWEndpoint, @ProtocolStackBuilder<ApplicationProtocol> using builder: () -> ApplicationProtocol,
+    _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
+) async throws {
+    try await withClosing(NetworkConnection(to: endpoint, using: builder), handler)
+}
+
+/// A multiplexed connection with the parameters `builder` makes, for the time `handler` runs.
+public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: MultiplexProtocol>(
+    to endpoint: NWEndpoint, using builder: NWParametersBuilder<ApplicationProtocol>,
+    _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
+) async throws {
+    try await withClosing(NetworkConnection(to: endpoint, using: builder), handler)
+}
+
+/// A connection with the parameters `builder` makes, for the time `handler` runs.
+public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: OneToOneProtocol>(
+    to endpoint: NWEndpoint, using builder: NWParametersBuilder<ApplicationProtocol>,
+    _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
+) async throws {
+    try await withClosing(NetworkConnection(to: endpoint, using: builder), handler)
+}
+
+private nonisolated(nonsending) func withClosing<ApplicationProtocol>(
+    _ connection: NetworkConnection<ApplicationProtocol>, _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
+) async throws {
+    do {
+        try await handler(connection)
+    } catch {
+        connection.core.cancel()
+        await connection.core.close()
+        throw error
+    }
+    connection.core.cancel()
+    await connection.core.close()
+}

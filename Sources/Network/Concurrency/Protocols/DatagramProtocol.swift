@@ -1,0 +1,3 @@
+/// A protocol of unreliable datagrams (UDP): each send is one datagram, each receive one
+/// datagram.
+public protocol DatagramProtocol: MessageProtocol {}

@@ -1,0 +1,77 @@
+import Foundation
+import Network
+import PeerSupport
+import Testing
+
+/// `NetworkConnection` over TCP against our own `NetworkListener`, both on loopback: lazy
+/// start, byte ranges, integers, the end of the stream.
+@Suite("Concurrency.Stream")
+struct NetworkConnectionStreamTests {
+    @Test("send starts the connection; receive(exactly:), receive(atLeast:atMost:) and receive(as:) get what an echo listener sends back")
+    func echo() async throws {
+        let server = try await RunningListener(try NetworkListener { TCP() }) { connection in
+            while true {
+                let (content, metadata) = try await connection.receive(atLeast: 1, atMost: 65536)
+                if !content.isEmpty { try await connection.send(content) }
+                if metadata.endOfStream {
+                    try await connection.send(Data(), endOfStream: true)
+                    return
+                }
+            }
+        }
+        let connection = NetworkConnection(to: server.endpoint) { TCP() }
+        #expect(connection.state == .setup)
+        try await connection.send(Data("Hello, world!".utf8))
+        #expect(connection.state == .ready)
+        let greeting = try await connection.receive(exactly: 13)
+        #expect(String(decoding: greeting.content, as: UTF8.self) == "Hello, world!")
+        #expect(greeting.metadata.endOfStream == false)
+
+        try await connection.send(UInt32(0xDEAD_BEEF))
+        try await connection.send(UInt16(7))
+        #expect(try await connection.receive(as: UInt32.self).content == 0xDEAD_BEEF)
+        #expect(try await connection.receive(as: UInt16.self).content == 7)
+
+        let payload = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        try await connection.send(payload, endOfStream: true)
+        var echoed = Data()
+        while true {
+            let (chunk, metadata) = try await connection.receive(atMost: 8192)
+            #expect(chunk.count <= 8192)
+            echoed += chunk
+            if metadata.endOfStream { break }
+        }
+        #expect(echoed == payload)
+        #expect(await server.stop() is CancellationError)
+    }
+
+    @Test("receive(as:) at the end of the stream throws ENODATA; receive(exactly:) returns what came with endOfStream")
+    func endOfStream() async throws {
+        let server = try await RunningListener(try NetworkListener { TCP() }) { connection in
+            try await connection.send(Data([1, 2, 3]), endOfStream: true)
+        }
+        let connection = NetworkConnection(to: server.endpoint) { TCP() }
+        let first = try await connection.receive(exactly: 10)
+        #expect(first.content == Data([1, 2, 3]))
+        #expect(first.metadata.endOfStream)
+        await #expect(throws: NWError.posix(.ENODATA)) { try await connection.receive(as: UInt32.self) }
+        _ = await server.stop()
+    }
+
+    @Test("a refused connection is waiting, and a task waiting in receive is cancelled within 100 ms: CancellationError, the connection cancelled")
+    func cancelWhileWaiting() async throws {
+        let port = try freePort()
+        let connection = NetworkConnection(to: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!)) { TCP() }
+        let states = Recorder<NetworkChannel<TCP>.State>()
+        connection.onStateUpdate { _, state in states.append(state) }
+        let receiving = Task { try await connection.receive(atMost: 10) }
+        try await states.wait("waiting") { $0.contains { if case .waiting = $0 { true } else { false } } }
+        let cancelled = ContinuousClock.now
+        receiving.cancel()
+        await #expect(throws: CancellationError.self) { try await receiving.value }
+        let elapsed = ContinuousClock.now - cancelled
+        #expect(elapsed < .milliseconds(100), "took \(elapsed)")
+        try await states.wait("cancelled") { $0.last == .cancelled }
+        #expect(connection.state == .cancelled)
+    }
+}
