@@ -121,9 +121,10 @@ final class ChannelCore: Sendable {
             }
             return (waiters, closeWaiters, shared.stateObserver)
         }
+        // The observer first: who waits for the close may then wait for its observers too.
+        observer?(state)
         for waiter in waiters { Self.settle(waiter, with: state) }
         for waiter in closeWaiters { waiter.resume() }
-        observer?(state)
     }
 
     private static func settle(_ continuation: CheckedContinuation<Void, any Error>, with state: NWConnection.State) {

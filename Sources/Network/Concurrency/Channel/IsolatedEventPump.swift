@@ -18,12 +18,23 @@ final class IsolatedEventPump<Owner: AnyObject & Sendable>: Sendable {
                 guard let owner = weakOwner.value else { break }
                 await work(owner)
             }
+            // (Work left in the stream is dropped with it: its continuations resumed by no one
+            // are only those of `drain`, whose callers hold the owner, so the loop reached them.)
         }
     }
 
     /// Queues `work` behind the events before it.
     func enqueue(_ work: @escaping Work) {
         continuation.yield(work)
+    }
+
+    /// Returns once every event queued before the call has been handled (or dropped, when the
+    /// owner went away).
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let work: Work = { _ in continuation.resume() }
+            if case .terminated = self.continuation.yield(work) { continuation.resume() }
+        }
     }
 
     /// No more events: the task ends after those queued.
@@ -57,6 +68,9 @@ final class LazyEventPump<Owner: AnyObject & Sendable>: Sendable {
     private let pump = Lock<IsolatedEventPump<Owner>?>(nil)
 
     init() {}
+
+    /// The pump if one was made.
+    var existing: IsolatedEventPump<Owner>? { pump.withLock { $0 } }
 
     /// The pump, made now for `owner` if there is none yet.
     func pump(for owner: Owner) -> IsolatedEventPump<Owner> {

@@ -16,8 +16,11 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     private let observers = Lock(Observers())
     private let pump = LazyEventPump<NetworkConnection<ApplicationProtocol>>()
 
-    /// An observer: `(connection, value)`, run in the isolation it was written in.
-    typealias Observer<Value> = @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>, Value) -> Void
+    /// An observer: `(connection, value)`, run in the isolation it was written in. Observers
+    /// are not `Sendable` (as in Apple's 26 SDK): a closure written in an actor's or the main
+    /// actor's code is then isolated to it and may touch its state. Only the connection's pump
+    /// calls them, one at a time, each in its own isolation.
+    typealias Observer<Value> = UncheckedObserver<NetworkConnection<ApplicationProtocol>, Value>
 
     private struct Observers {
         var state: Observer<NetworkChannel<ApplicationProtocol>.State>?
@@ -51,9 +54,9 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     /// Setting it does not start the connection; setting another replaces it.
     @discardableResult
     public final func onStateUpdate(
-        _ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>, NetworkChannel<ApplicationProtocol>.State) -> Void
+        _ handler: @escaping @isolated(any) (NetworkConnection<ApplicationProtocol>, NetworkChannel<ApplicationProtocol>.State) -> Void
     ) -> Self {
-        observers.withLock { $0.state = handler }
+        observers.withLock { $0.state = Observer(handler) }
         let forward = forwarder { $0.state }
         core.observeStates { forward(NetworkChannel<ApplicationProtocol>.State($0)) }
         return self
@@ -62,9 +65,9 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     /// Calls `handler` when the connection's path becomes known or changes.
     @discardableResult
     public final func onPathUpdate(
-        _ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>, NWPath) -> Void
+        _ handler: @escaping @isolated(any) (NetworkConnection<ApplicationProtocol>, NWPath) -> Void
     ) -> Self {
-        observers.withLock { $0.path = handler }
+        observers.withLock { $0.path = Observer(handler) }
         core.connection.pathUpdateHandler = forwarder { $0.path }
         return self
     }
@@ -73,9 +76,9 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     /// carry data.
     @discardableResult
     public final func onViabilityUpdate(
-        _ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>, Bool) -> Void
+        _ handler: @escaping @isolated(any) (NetworkConnection<ApplicationProtocol>, Bool) -> Void
     ) -> Self {
-        observers.withLock { $0.viability = handler }
+        observers.withLock { $0.viability = Observer(handler) }
         core.connection.viabilityUpdateHandler = forwarder { $0.viability }
         return self
     }
@@ -83,9 +86,9 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     /// Calls `handler` when a better path than the current one appears (true) or goes (false).
     @discardableResult
     public final func onBetterPathUpdate(
-        _ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>, Bool) -> Void
+        _ handler: @escaping @isolated(any) (NetworkConnection<ApplicationProtocol>, Bool) -> Void
     ) -> Self {
-        observers.withLock { $0.betterPath = handler }
+        observers.withLock { $0.betterPath = Observer(handler) }
         core.connection.betterPathUpdateHandler = forwarder { $0.betterPath }
         return self
     }
@@ -99,13 +102,20 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
         let pump = pump.pump(for: self)
         return { value in
             pump.enqueue { connection in
-                guard let handler = connection.observers.withLock({ read($0) }) else { return }
-                await handler(connection, value)
+                guard let observer = connection.observers.withLock({ read($0) }) else { return }
+                await observer.handler(connection, value)
             }
         }
     }
 
     // MARK: - Life cycle and path
+
+    /// Closes the connection and returns once it is closed and its observers have seen it.
+    func close() async {
+        core.cancel()
+        await core.close()
+        await pump.existing?.drain()
+    }
 
     /// Abandons the address being tried and moves on to the next one (while connecting).
     public final func tryNextEndpoint() {

@@ -38,10 +38,8 @@ private nonisolated(nonsending) func withClosing<ApplicationProtocol>(
     do {
         try await handler(connection)
     } catch {
-        connection.core.cancel()
-        await connection.core.close()
+        await connection.close()
         throw error
     }
-    connection.core.cancel()
-    await connection.core.close()
+    await connection.close()
 }

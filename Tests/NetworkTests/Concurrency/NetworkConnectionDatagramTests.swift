@@ -1,0 +1,71 @@
+import Foundation
+import Network
+import PeerSupport
+import Testing
+
+/// `NetworkConnection<UDP>` and `NetworkListener` over UDP as a drone controller written for
+/// the 2025 API uses them: commands to the drone and its answers on one connection, its state
+/// datagrams on a connection bound to a local port.
+@Suite("Concurrency.Datagram")
+struct NetworkConnectionDatagramTests {
+    @Test("commands and answers: NetworkConnection(to:using: { UDP() }) against a UDP NetworkListener on .localPort(_:), one connection per peer")
+    func commands() async throws {
+        let port = try NWEndpoint.Port(rawValue: freePort(datagram: true))!
+        let peers = Recorder<String>()
+        let drone = try await RunningListener(try NetworkListener(using: .parameters { UDP() }.localPort(port))) { connection in
+            peers.append(connection.remoteEndpoint.map { "\($0)" } ?? "none")
+            while true {
+                let (command, metadata) = try await connection.receive()
+                #expect(metadata.other.contains { $0 is NWProtocolUDP.Metadata })
+                try await connection.send(Data("ok ".utf8) + command)
+            }
+        }
+        #expect(drone.port == port)
+        let controller = NetworkConnection(to: .hostPort(host: "127.0.0.1", port: port), using: { UDP() })
+        for command in ["command", "takeoff", "land"] {
+            try await controller.send(Data(command.utf8))
+            let answer = try await controller.receive().content
+            #expect(String(decoding: answer, as: UTF8.self) == "ok \(command)")
+        }
+        let second = NetworkConnection(to: .hostPort(host: "127.0.0.1", port: port)) { UDP() }
+        try await second.send(Data("battery?".utf8))
+        #expect(String(decoding: try await second.receive().content, as: UTF8.self) == "ok battery?")
+        let seen = try await peers.wait(count: 2, "two peers")
+        #expect(Set(seen).count == 2, "\(seen)")
+        #expect(seen.allSatisfy { $0.hasPrefix("127.0.0.1:") }, "\(seen)")
+        #expect(await drone.stop() is CancellationError)
+    }
+
+    @Test("state datagrams: a connection to .hostPort(host:port: .any) with .parameters { UDP() }.localPort(_:) receives what a peer sends to that port")
+    func stateStream() async throws {
+        let local = try freePort(datagram: true)
+        let state = NetworkConnection(
+            to: .hostPort(host: "127.0.0.1", port: .any),
+            using: .parameters { UDP() }.localPort(NWEndpoint.Port(rawValue: local)!))
+        // The first receive starts it; the socket is bound once it is ready.
+        let states = Recorder<NetworkChannel<UDP>.State>()
+        state.onStateUpdate { _, value in states.append(value) }
+        let first = Task { try await state.receive().content }
+        try await states.wait("ready") { $0.contains(.ready) }
+        let sender = try RawSocket(datagram: true)
+        defer { sender.close() }
+        try sender.send(to: local, Array("pitch:0;roll:0;".utf8))
+        #expect(String(decoding: try await first.value, as: UTF8.self) == "pitch:0;roll:0;")
+        try sender.send(to: local, Array("bat:87;".utf8))
+        #expect(String(decoding: try await state.receive().content, as: UTF8.self) == "bat:87;")
+    }
+
+    @Test("a datagram larger than UDP allows fails its send with EMSGSIZE; the connection keeps working")
+    func oversized() async throws {
+        let echo = try await RunningListener(try NetworkListener { UDP() }) { connection in
+            while true { try await connection.send(try await connection.receive().content) }
+        }
+        let connection = NetworkConnection(to: echo.endpoint) { UDP() }
+        try await connection.send(Data("small".utf8))
+        #expect(try await connection.receive().content == Data("small".utf8))
+        await #expect(throws: NWError.posix(.EMSGSIZE)) { try await connection.send(Data(count: 70_000)) }
+        try await connection.send(Data("again".utf8))
+        #expect(try await connection.receive().content == Data("again".utf8))
+        _ = await echo.stop()
+    }
+}
