@@ -14,7 +14,10 @@ package struct FlowListenerConfiguration: Sendable {
     package var child: FlowConfiguration
     /// Set when the parameters ask for a protocol this build cannot serve yet.
     package var unsupported: FlowError?
-    package var backlog: Int32 = 256
+    /// The accept queue's length: the kernel's own bound (`net.core.somaxconn`, 4096 on
+    /// current kernels; a larger value is cut to it). With 256, a thousand clients connecting
+    /// at once overflowed it and some were reset.
+    package var backlog: Int32 = 4096
     /// How many datagram peers the listener keeps, and when one may be evicted
     /// (`DatagramPeerTable`). Datagrams beyond the bounds are dropped (UDP semantics).
     package var datagramPeerLimits = DatagramPeerLimits()
