@@ -49,6 +49,16 @@ struct BonjourTests {
         print(outcome.output.split(separator: "\n").filter { $0.hasPrefix("bonjour:") }.joined(separator: "\n"))
     }
 
+    @Test("the 2025 API over a namespace's loopback: NetworkListener advertised with .bonjour, NetworkBrowser.run finishing with its endpoint, Coder over TLS to it")
+    func concurrencyAPI() async throws {
+        guard let namespace = try Self.loopbackNamespace() else { return }
+        defer { namespace.tearDown() }
+        let outcome = try await NamespacedTestRun.run(
+            filter: "ConcurrencyBonjourTests", role: "concurrency-bonjour", in: namespace, hostname: "nwhost-c")
+        #expect(outcome.passed, "\(outcome)")
+        print(outcome.output.split(separator: "\n").filter { $0.hasPrefix("bonjour (2025 API):") }.joined(separator: "\n"))
+    }
+
     @Test("across a veth pair: python-zeroconf finds our service (addresses, port, TXT) and its goodbye; we find python-zeroconf's with its TXT record; its host records under our host's name make ours \"nwhost-a-2\"")
     func acrossWithZeroconf() async throws {
         guard let (python, a, b) = try await Self.twoNamespacesWithZeroconf() else { return }
