@@ -111,7 +111,7 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     // MARK: - Life cycle and path
 
     /// Closes the connection and returns once it is closed and its observers have seen it.
-    func close() async {
+    func closeAndWait() async {
         core.cancel()
         await core.close()
         await pump.existing?.drain()

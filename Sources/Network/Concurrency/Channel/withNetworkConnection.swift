@@ -38,8 +38,8 @@ private nonisolated(nonsending) func withClosing<ApplicationProtocol>(
     do {
         try await handler(connection)
     } catch {
-        await connection.close()
+        await connection.closeAndWait()
         throw error
     }
-    await connection.close()
+    await connection.closeAndWait()
 }
