@@ -24,7 +24,7 @@ struct NWCat: ParsableCommand {
             Exit status: 0 when the connection closed cleanly, 1 when it failed (the NWError is \
             printed to standard error), 64 on a usage error.
             """,
-        subcommands: [Connect.self, Listen.self, Monitor.self]
+        subcommands: [Connect.self, Listen.self, Monitor.self, Demo.self]
     )
 }
 

@@ -18,10 +18,15 @@ public final class NetworkBrowser<Provider: BrowserProvider>: CustomDebugStringC
 
     /// Where a browser is in its life.
     public enum State: Equatable, Sendable {
+        /// Made; it browses when `run` starts.
         case setup
+        /// Browsing.
         case ready
+        /// Cannot browse now; it goes on when the network allows.
         case waiting(NWError)
+        /// Browsing failed: `run` throws the error.
         case failed(NWError)
+        /// Stopped; always the last state.
         case cancelled
 
         init(_ state: NWBrowser.State) {

@@ -7,5 +7,7 @@ public protocol NetworkDecoder {
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
 }
 
+/// Usable as a `Coder`'s decoder.
 extension JSONDecoder: NetworkDecoder {}
+/// Usable as a `Coder`'s decoder.
 extension PropertyListDecoder: NetworkDecoder {}

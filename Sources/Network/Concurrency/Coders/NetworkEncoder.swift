@@ -7,5 +7,7 @@ public protocol NetworkEncoder {
     func encode<T: Encodable>(_ value: T) throws -> Data
 }
 
+/// Usable as a `Coder`'s encoder.
 extension JSONEncoder: NetworkEncoder {}
+/// Usable as a `Coder`'s encoder.
 extension PropertyListEncoder: NetworkEncoder {}

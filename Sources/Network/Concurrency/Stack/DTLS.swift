@@ -15,8 +15,11 @@ public struct DTLS: NetworkProtocolOptions, OneToOneProtocol, MessageProtocol, D
 
     /// Whether a listener asks its clients for a certificate (as ``TLS/PeerAuthentication``).
     public enum PeerAuthentication: Equatable, Hashable, Sendable {
+        /// No client certificate is asked for.
         case none
+        /// A certificate is asked for, and the handshake goes on without one.
         case optional
+        /// A certificate is required and verified.
         case required
     }
 

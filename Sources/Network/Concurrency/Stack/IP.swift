@@ -30,6 +30,9 @@ public struct IP: NetworkProtocolOptions, Sendable {
     public func minimumMTU(_ enabled: Bool) -> IP { with { $0.useMinimumMTU = enabled } }
     /// Sets the don't-fragment bit (path MTU discovery decides the size instead).
     public func fragmentationDisabled(_ disabled: Bool) -> IP { with { $0.disableFragmentation = disabled } }
+    /// The opposite of ``fragmentationDisabled(_:)``: the spelling of the June 2025 beta, which
+    /// WWDC 2025's sample code uses (`IP().fragmentationEnabled(false)`).
+    public func fragmentationEnabled(_ enabled: Bool) -> IP { fragmentationDisabled(!enabled) }
     /// Records the time each packet was received.
     public func receiveTimeCalculated(_ enabled: Bool) -> IP { with { $0.shouldCalculateReceiveTime = enabled } }
     /// Stops multicast this host sends from looping back to its own sockets.
