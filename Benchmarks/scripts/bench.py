@@ -31,7 +31,12 @@ IMPL_LABEL = {
     "python-websockets": "python `websockets` (asyncio)",
     "nio-hop": "NIO event loop + Dispatch queue",
     "network": "Network (this package)",
+    "nio-async": "SwiftNIO `NIOAsyncChannel`",
+    "network-async": "Network, 2025 API (`NetworkConnection`)",
 }
+
+# Implementations that are another binary's `--api async` form.
+ASYNC_IMPLS = {"nio-async": "nio", "network-async": "network"}
 
 TLS_SCENARIOS = ("tls-bulk", "tls-handshake")
 
@@ -41,15 +46,16 @@ def scenarios(a):
     timed = ["--duration", d, "--warmup", w]
     s = [
         ("rr1", "64-byte request/response round trips, 1 TCP connection", "ops/s", "higher",
-         ["rr", "--conns", "1"] + timed, ["c-blocking", "c-epoll", "nio", "network"]),
+         ["rr", "--conns", "1"] + timed, ["c-blocking", "c-epoll", "nio", "network", "nio-async", "network-async"]),
         ("rr100", "64-byte request/response round trips, 100 TCP connections (one request in flight each)", "ops/s", "higher",
-         ["rr", "--conns", "100", "--nports", "10"] + timed, ["c-blocking", "c-epoll", "nio", "network"]),
+         ["rr", "--conns", "100", "--nports", "10"] + timed, ["c-blocking", "c-epoll", "nio", "network", "nio-async", "network-async"]),
         ("bulk", f"bulk TCP, 64 KiB writes, one direction, {a.duration:g} s, counted by the sink", "MiB/s", "higher",
-         ["bulk", "--size", "65536", "--duration", d], ["c-blocking", "c-epoll", "nio", "network"]),
+         ["bulk", "--size", "65536", "--duration", d], ["c-blocking", "c-epoll", "nio", "network", "nio-async", "network-async"]),
     ]
     for size in a.udp_sizes:
         s.append((f"udp{size}-single", f"UDP {size}-byte datagrams sent one by one (groups of 64)", "dgrams/s", "higher",
-                  ["udp", "--size", str(size), "--batch", "64", "--batched", "0"] + timed, ["c-blocking", "nio", "network"]))
+                  ["udp", "--size", str(size), "--batch", "64", "--batched", "0"] + timed,
+                  ["c-blocking", "nio", "network", "nio-async", "network-async"]))
         s.append((f"udp{size}-batch", f"UDP {size}-byte datagrams sent in batches of 64 (C sendmmsg; NIO write x64 + flush; Network batch {{ }})",
                   "dgrams/s", "higher",
                   ["udp", "--size", str(size), "--batch", "64", "--batched", "1"] + timed, ["c-blocking", "nio", "network"]))
@@ -82,6 +88,8 @@ def command(impl):
     """How to run one implementation's client."""
     if impl == "python-websockets":
         return [sys.executable, os.path.join(HERE, "scripts/ws_client.py")]
+    if impl in ASYNC_IMPLS:
+        return [binary(ASYNC_IMPLS[impl]), "--api", "async"]
     return [binary(impl)]
 
 
@@ -273,7 +281,7 @@ def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
                 for impl in impls:
                     if impls_only and impl not in impls_only:
                         continue
-                    if impl == "network" and a.network_missing:
+                    if impl in ("network", "network-async") and a.network_missing:
                         continue
                     r, err = run_one(a, impl, name, args, client_pin)
                     tag = f"[{time.time() - started:6.1f}s] {pin:4s} {name:14s} {impl:11s} rep {rep + 1}/{reps}: "
@@ -454,6 +462,12 @@ def write_report(a, scen, by_pin, total):
         for size in a.udp_sizes:
             targets.append((f"UDP {size} B with batch, {where}: Network batch ≥ 1.0 × NIO batched writes",
                             nw_nio(pin, f"udp{size}-batch"), lambda r: r >= 1.0, "{:.2f}×"))
+        # The 2025 API (issue 14): NetworkConnection against plain NIO.
+        for name, label in (("rr1", "Round trips, 1 connection"), ("rr100", "Round trips, 100 connections"), ("bulk", "Bulk TCP")):
+            results = by_pin.get(pin, ({}, {}))[0]
+            targets.append((f"2025 API: {label}, {where}: NetworkConnection ≥ 0.95 × NIO",
+                            ratio(median_of(results, name, "network-async"), median_of(results, name, "nio")),
+                            lambda r: r >= 0.95, "{:.2f}×"))
     first = pins[0]
     targets.append(("Bulk TLS, " + PIN_SHORT[first] + ": Network ≥ 0.95 × NIOSSL", nw_nio(first, "tls-bulk"), lambda r: r >= 0.95, "{:.2f}×"))
     targets.append(("TLS handshakes per second, " + PIN_SHORT[first] + ": Network ≥ 0.9 × NIOSSL", nw_nio(first, "tls-handshake"),

@@ -28,6 +28,7 @@ public struct Options: Sendable {
     public var sharedParameters = false  // Network mem and tls-handshake: one NWParameters object for all connections
     public var verifyBlock = false  // Network TLS only: accept the certificate in a verify block instead of peer_authentication_required = false
     public var name: String?
+    public var api = "classic"  // "async": Network's 2025 API (NetworkConnection); NIO's NIOAsyncChannel
 
     public init(scenario: String) { self.scenario = scenario }
 
@@ -55,6 +56,7 @@ public struct Options: Sendable {
             case "--shared-parameters": o.sharedParameters = v == "1" || v == "true"
             case "--verify-block": o.verifyBlock = v == "1" || v == "true"
             case "--name": o.name = v
+            case "--api": o.api = v
             default: fail("unknown option \(k)")
             }
             i += 2

@@ -4,9 +4,31 @@ import Dispatch
 import NWClients
 
 let o = Options.parse(CommandLine.arguments)
-let impl = "network"
+let impl = o.api == "async" ? "network-async" : "network"
 
 switch o.scenario {
+case "rr" where o.api == "async":
+    let client = NWAsyncRoundTripClient(host: o.host, port: o.port, nports: o.nports, conns: o.conns, size: o.size)
+    let control = RunControl(activeConnections: o.conns)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
+case "bulk" where o.api == "async":
+    let r = nwAsyncBulk(host: o.host, port: o.port + 100, chunkSize: o.size, duration: o.duration)
+    if r.bytes == 0 { fail("bulk: the sink's byte count never arrived") }
+    emit(impl: impl, scenario: o.name ?? "bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
+         ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
+case "udp" where o.api == "async":
+    let client = NWAsyncDatagramClient(host: o.host, port: o.port + 200, size: o.size)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? "udp", value: r.perSecond, unit: "dgrams/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
+    client.close()
+case _ where o.api == "async":
+    fail("scenario \(o.scenario) has no async form")
 case "rr":
     let client = NWRoundTripClient(host: o.host, port: o.port, nports: o.nports, conns: o.conns, size: o.size)
     let control = RunControl(activeConnections: o.conns)

@@ -61,8 +61,13 @@ final class ChannelCore: Sendable {
 
     var flow: Flow { connection.flow }
 
-    /// The connection's state as last reported.
-    var state: NWConnection.State { shared.withLock { $0.state } }
+    /// The executor of the flow's event loop: tasks that prefer it run next to the flow, and
+    /// their sends and receives cross no thread (`EventLoopTaskExecutor`).
+    var taskExecutor: any TaskExecutor { flow.taskExecutor }
+
+    /// The connection's state now (the classic connection's, which changes on the flow's loop
+    /// before the change is delivered: a send that returned found it ready).
+    var state: NWConnection.State { connection.state }
 
     /// Sets (or clears) the observer of state changes.
     func observeStates(_ observer: (@Sendable (NWConnection.State) -> Void)?) {

@@ -32,11 +32,17 @@ public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: O
     try await withClosing(NetworkConnection(to: endpoint, using: builder), handler)
 }
 
+/// Runs `handler` preferring the connection's event loop as its executor (nonisolated code in it
+/// then runs on the loop's thread: a receive resumes it without a thread hop, and a send goes out
+/// from there at once; code isolated to an actor still runs on the actor), then closes the
+/// connection.
 private nonisolated(nonsending) func withClosing<ApplicationProtocol>(
     _ connection: NetworkConnection<ApplicationProtocol>, _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
 ) async throws {
     do {
-        try await handler(connection)
+        try await withTaskExecutorPreference(connection.core.taskExecutor) {
+            try await handler(connection)
+        }
     } catch {
         await connection.closeAndWait()
         throw error

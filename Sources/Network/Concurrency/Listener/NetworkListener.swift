@@ -172,7 +172,9 @@ public final class NetworkListener<ApplicationProtocol: NetworkProtocolOptions>:
                             continue
                         }
                         connection.core.startIfNeeded()
-                        group.addTask {
+                        // On the connection's loop (see `withClosing`): its sends and receives
+                        // cross no thread.
+                        group.addTask(executorPreference: connection.core.taskExecutor) {
                             do {
                                 try await handler(connection)
                             } catch {
