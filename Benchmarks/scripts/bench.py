@@ -89,7 +89,7 @@ def command(impl):
     if impl == "python-websockets":
         return [sys.executable, os.path.join(HERE, "scripts/ws_client.py")]
     if impl in ASYNC_IMPLS:
-        return [binary(ASYNC_IMPLS[impl]), "--api", "async"]
+        return [binary(ASYNC_IMPLS[impl])]
     return [binary(impl)]
 
 
@@ -177,6 +177,8 @@ def run_one(a, impl, name, args, client_pin):
 
 def run_cli(a, impl, name, args, client_pin, port=None):
     cmd = client_pin + command(impl) + args + ["--port", str(port or a.port), "--name", name]
+    if impl in ASYNC_IMPLS:
+        cmd += ["--api", "async"]
     before = udp_stats(a.port) if name.startswith("udp") else None
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)

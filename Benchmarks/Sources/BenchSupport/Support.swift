@@ -250,3 +250,21 @@ public final class Locked<Value: Sendable>: Sendable {
 }
 
 public func exitProcess(_ code: Int32) -> Never { exit(code) }
+
+/// Runs `body` in a task and blocks this (non-async) thread until it is done; exits on an error
+/// or after two minutes.
+public func blockOn<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    let done = Latch(count: 1)
+    Task {
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        result.withLock { $0 = outcome }
+        done.countDown()
+    }
+    if !done.wait(timeout: 120) { fail("an async step did not finish within 120 s") }
+    switch result.value! {
+    case .success(let value): return value
+    case .failure(let error): fail("\(error)")
+    }
+}

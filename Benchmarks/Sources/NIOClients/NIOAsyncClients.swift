@@ -6,21 +6,6 @@ import Dispatch
 import NIOCore
 import NIOPosix
 
-/// Runs `body` in a task and blocks this (non-async) thread until it is done.
-func nioBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T {
-    let result = Locked<Result<T, any Error>?>(nil)
-    let done = Latch(count: 1)
-    Task {
-        do { result.withLock { $0 = .success(try await body()) } } catch { result.withLock { $0 = .failure(error) } }
-        done.countDown()
-    }
-    if !done.wait(timeout: 120) { fail("an async step did not finish within 120 s") }
-    switch result.value! {
-    case .success(let value): return value
-    case .failure(let error): fail("\(error)")
-    }
-}
-
 func connectAsync(group: EventLoopGroup, host: String, port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
     try await ClientBootstrap(group: group)
         .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -74,13 +59,15 @@ public final class NIOAsyncRoundTripClient: Sendable {
 /// One `NIOAsyncChannel` to the sink: `chunkSize`-byte writes, each awaited, until the duration is
 /// over; then half-close and read the sink's 8-byte count.
 public func nioAsyncBulk(group: EventLoopGroup, host: String, port: Int, chunkSize: Int, duration: Double) -> BulkResult {
-    nioBlocking {
+    blockOn {
         let channel = try await ClientBootstrap(group: group)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    // (Finishing the outbound side then half-closes: the sink answers at EOF.)
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                 }
             }
         let chunk = ByteBuffer(repeating: UInt8(ascii: "b"), count: chunkSize)

@@ -6,21 +6,6 @@ import Dispatch
 import Foundation
 import Network
 
-/// Runs `body` in a task and blocks this (non-async) thread until it is done.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T {
-    let result = Locked<Result<T, any Error>?>(nil)
-    let done = Latch(count: 1)
-    Task {
-        do { result.withLock { $0 = .success(try await body()) } } catch { result.withLock { $0 = .failure(error) } }
-        done.countDown()
-    }
-    if !done.wait(timeout: 120) { fail("an async step did not finish within 120 s") }
-    switch result.value! {
-    case .success(let value): return value
-    case .failure(let error): fail("\(error)")
-    }
-}
-
 /// N connections to the echo server, each in its own task and in `withNetworkConnection`'s scope
 /// (whose body runs on the connection's event loop): `send`, then `receive(exactly: size)`,
 /// and again. Connections are made during the warm-up.
@@ -62,7 +47,7 @@ public final class NWAsyncRoundTripClient: Sendable {
 /// One connection to the sink, in `withNetworkConnection`'s scope: `chunkSize`-byte sends, each
 /// awaited, until the duration is over; then the end of the stream and the sink's 8-byte count.
 public func nwAsyncBulk(host: String, port: Int, chunkSize: Int, duration: Double) -> NWBulkResult {
-    blocking {
+    blockOn {
         let endpoint = NWEndpoint.hostPort(host: NWEndpoint.Host(host), port: NWEndpoint.Port(rawValue: UInt16(port))!)
         let result = Locked<NWBulkResult?>(nil)
         try await withNetworkConnection(to: endpoint, using: { TCP().noDelay(true) }) { connection in
