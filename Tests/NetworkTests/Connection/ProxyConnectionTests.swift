@@ -275,8 +275,9 @@ struct ProxyConnectionTests {
         func connect(trusting bundle: String) async throws -> (status: Int32?, output: String, error: String) {
             // Standard input stays open a moment after the line: our end of stream would be the
             // TLS session's close_notify to the proxy, and socat then drops the tunnel at once.
+            // (Three seconds: one was too short for two handshakes and the echo in a busy run.)
             let script = "mount --bind \"$0\" \(TLSVerificationErrorTests.systemBundle) && "
-                + "{ printf 'through the environment\\047s proxy\\n'; sleep \(SanitizerSlowdown.factor); } | exec \"$@\""
+                + "{ printf 'through the environment\\047s proxy\\n'; sleep \(3 * SanitizerSlowdown.factor); } | exec \"$@\""
             return try await ToolProcess.run(
                 tools.unshare, ["--mount", "--propagation", "private", "sh", "-c", script, bundle,
                                 "env", "-i", "all_proxy=https://localhost:\(proxy.port)",
