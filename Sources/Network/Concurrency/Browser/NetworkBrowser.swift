@@ -2,13 +2,13 @@ import Dispatch
 import NetworkSync
 
 /// Looks for endpoints (Bonjour services) and hands the current list to the handler of
-/// ``run(_:)-(_)`` whenever it changes, until the handler finishes or the task running it is
+/// `run(_:)` whenever it changes, until the handler finishes or the task running it is
 /// cancelled.
 public final class NetworkBrowser<Provider: BrowserProvider>: CustomDebugStringConvertible, Sendable {
     /// Called with every state change, in the isolation the handler was written in.
     public typealias StateUpdateHandler = @isolated(any) @Sendable (NetworkBrowser<Provider>, NetworkBrowser<Provider>.State) -> Void
 
-    /// What the handler of ``run(_:)-(_)`` asks for.
+    /// What the handler of `run(_:)` asks for.
     public enum RunResult<T>: Sendable where T: Sendable {
         /// Keep browsing.
         case `continue`

@@ -7,7 +7,7 @@ import NetworkSync
 ///
 /// Nothing happens until the first send or receive, which starts the connection; sends and
 /// receives made while it establishes wait for it. It closes when it is released, when
-/// ``withNetworkConnection(to:using:_:)-(_,_,_)`` returns, or when a task waiting in one of its
+/// `withNetworkConnection(to:using:_:)` returns, or when a task waiting in one of its
 /// sends or receives is cancelled. Observers (``onStateUpdate(_:)`` and the others) run in the
 /// isolation of the code that set them, one event at a time.
 public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions>: NetworkChannel<ApplicationProtocol>,

@@ -4,7 +4,7 @@ import NetworkCore
 import NetworkSync
 
 /// Accepts connections over a protocol stack written as a builder, and hands each one to the
-/// handler of ``run(_:)`` in a child task of its own.
+/// handler of `run(_:)` in a child task of its own.
 ///
 /// The listener binds when `run` starts and stops when `run`'s task is cancelled (its
 /// connections' tasks are cancelled with it, and `run` returns once they ended and the socket
