@@ -169,6 +169,9 @@ final class ChannelCore: Sendable {
         let isComplete: Bool
         let isFinal: Bool
         let message: (any AnyObject & Sendable)?
+
+        /// The end of the stream below a message protocol: no message, just the end.
+        var isEndOfStream: Bool { isFinal && data.isEmpty && message == nil }
     }
 
     /// Receives between `minimum` and `maximum` bytes (streams) or one message; the connection

@@ -37,11 +37,6 @@ final class IsolatedEventPump<Owner: AnyObject & Sendable>: Sendable {
         }
     }
 
-    /// No more events: the task ends after those queued.
-    func finish() {
-        continuation.finish()
-    }
-
     deinit {
         continuation.finish()
     }

@@ -10,8 +10,7 @@ extension NetworkChannel where ApplicationProtocol: MessageProtocol {
         let decoding = applicationProtocol as? any ChannelMessageDecoding
         return AsyncThrowingStream {
             let received = try await core.receive(minimum: 1, maximum: Int.max)
-            // The end of the stream below: no message, just the end.
-            if received.isFinal && received.data.isEmpty && received.message == nil { return nil }
+            if received.isEndOfStream { return nil }
             return try Self.decode(received, with: decoding)
         }
     }
@@ -19,7 +18,7 @@ extension NetworkChannel where ApplicationProtocol: MessageProtocol {
     /// Receives one message and decodes it with the stack's top protocol.
     func receiveMessage() async throws -> ApplicationProtocol.Message<ApplicationProtocol.ContentType> {
         let received = try await core.receive(minimum: 1, maximum: Int.max)
-        if received.isFinal && received.data.isEmpty && received.message == nil { throw NWError.posix(.ENODATA) }
+        if received.isEndOfStream { throw NWError.posix(.ENODATA) }
         return try Self.decode(received, with: applicationProtocol as? any ChannelMessageDecoding)
     }
 

@@ -139,8 +139,7 @@ public final class NetworkListener<ApplicationProtocol: NetworkProtocolOptions>:
     /// task running it is cancelled (after the connections' tasks, cancelled too, have ended
     /// and the socket is closed). A handler that throws ends its own connection, not the
     /// listener. `run` may be called once.
-    func runListener(_ accept: @escaping @Sendable (NWConnection) -> NetworkConnection<ApplicationProtocol>?,
-                     _ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>) async throws -> Void) async throws {
+    func runListener(_ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>) async throws -> Void) async throws {
         let first = shared.withLock { shared -> Bool in
             defer { shared.running = true }
             return !shared.running
@@ -161,16 +160,14 @@ public final class NetworkListener<ApplicationProtocol: NetworkProtocolOptions>:
             }
         }
         let listener = self.listener
+        let applicationProtocol = self.applicationProtocol
         try await withTaskCancellationHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 listener.start(queue: Self.queue)
                 for await event in events {
                     switch event {
                     case .connection(let accepted):
-                        guard let connection = accept(accepted) else {
-                            accepted.cancel()
-                            continue
-                        }
+                        let connection = NetworkConnection(accepted: accepted, applicationProtocol: applicationProtocol)
                         connection.core.startIfNeeded()
                         // On the connection's loop (see `withClosing`): its sends and receives
                         // cross no thread.
@@ -202,8 +199,7 @@ extension NetworkListener where ApplicationProtocol: OneToOneProtocol {
     /// Listens, and runs `handler` in a child task for each connection accepted: see the type's
     /// description for when it returns.
     public final func run(_ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>) async throws -> Void) async throws {
-        let top = applicationProtocolValue
-        try await runListener({ NetworkConnection(accepted: $0, applicationProtocol: top) }, handler)
+        try await runListener(handler)
     }
 }
 
@@ -211,13 +207,8 @@ extension NetworkListener where ApplicationProtocol: MultiplexProtocol {
     /// Listens for multiplexed connections (QUIC); each is handed to `handler` in a task of its
     /// own. Fails with `EPROTONOSUPPORT` until this module runs QUIC.
     public final func run(_ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>) async throws -> Void) async throws {
-        let top = applicationProtocolValue
-        try await runListener({ NetworkConnection(accepted: $0, applicationProtocol: top) }, handler)
+        try await runListener(handler)
     }
-}
-
-extension NetworkListener {
-    var applicationProtocolValue: ApplicationProtocol { applicationProtocol }
 }
 
 extension NetworkConnection {

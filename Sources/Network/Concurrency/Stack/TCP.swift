@@ -63,9 +63,6 @@ public struct TCP: NetworkProtocolOptions, OneToOneProtocol, StreamProtocol, Sen
     /// Turns explicit congestion notification off for this connection.
     public func ecnDisabled(_ disabled: Bool) -> TCP { with { $0.disableECN = disabled } }
 
-    /// Whether `fastOpenAllowed(true)` was used (the parameters must allow it too).
-    var allowsFastOpen: Bool { makeOptions().enableFastOpen }
-
     func makeOptions() -> NWProtocolTCP.Options {
         let options = NWProtocolTCP.Options()
         for edit in edits { edit(options) }
