@@ -44,6 +44,10 @@ let package = Package(
             name: "CDuktape", path: "Sources/CDuktape", pkgConfig: "duktape",
             providers: [.apt(["duktape-dev"])]
         ),
+        .systemLibrary(
+            name: "CNGTCP2", path: "Sources/CNGTCP2", pkgConfig: "libngtcp2_crypto_gnutls",
+            providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev"])]
+        ),
         .target(
             name: "NetworkDNS",
             dependencies: [
@@ -73,6 +77,7 @@ let package = Package(
                 "NetworkDNS",
                 "NetworkPAC",
                 "CGnuTLS",
+                "CNGTCP2",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // WebSocket frames and the upgrade's accept value.
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -4,10 +4,11 @@
 #   bash scripts/build-nwcat.sh [OUTPUT]     (default OUTPUT: .build/nwcat-static)
 #
 # The Swift runtime, Foundation and Dispatch are linked in statically (--static-swift-stdlib), and
-# so are SwiftNIO and BoringSSL. Two system libraries stay dynamic, so the target machine needs
+# so are SwiftNIO and BoringSSL. Four system libraries stay dynamic, so the target machine needs
 # their runtime packages (Debian/Ubuntu names):
 #   libgnutls30     DTLS (and `Security` certificate checks)
 #   libduktape207   PAC files
+#   libngtcp2-9, libngtcp2-crypto-gnutls2   QUIC
 # plus glibc and libstdc++ (libstdc++6), which every Debian/Ubuntu system has. The copy keeps its
 # symbols (readable crash reports); `strip` takes it from about 116 MB to about 67 MB and it still runs.
 # The release build uses its own scratch path (.build-release, gitignored) so it does not clobber

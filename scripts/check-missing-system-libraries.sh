@@ -21,10 +21,13 @@ trap 'rm -rf "$WORK"' EXIT
 passed=0
 failed=0
 
-# check TARGET PKGCONFIG_NAME DEBIAN_PACKAGE HEADER_PATH...: HEADER_PATHs are hidden (files or
-# folders under /usr/include).
+# check TARGET PKGCONFIG_NAME DEBIAN_PACKAGE[,MORE] HEADER_PATH...: HEADER_PATHs are hidden (files or
+# folders under /usr/include). With several packages, the messages name the first one first.
 check() {
-  local target=$1 pcname=$2 debian=$3; shift 3
+  local target=$1 pcname=$2 packages=$3; shift 3
+  local debian=${packages%%,*}
+  local providers
+  providers=$(printf '"%s", ' ${packages//,/ }); providers=${providers%, }
   local pkg="$WORK/$target"
   mkdir -p "$pkg/Sources/Use" "$pkg/fakeinc" "$pkg/fakepc"
   cp -r "$ROOT/Sources/$target" "$pkg/Sources/"
@@ -33,14 +36,14 @@ check() {
 // swift-tools-version:6.1
 import PackageDescription
 let package = Package(name: "probe", targets: [
-    .systemLibrary(name: "$target", path: "Sources/$target", pkgConfig: "$pcname", providers: [.apt(["$debian"])]),
+    .systemLibrary(name: "$target", path: "Sources/$target", pkgConfig: "$pcname", providers: [.apt([$providers])]),
     .executableTarget(name: "Use", dependencies: ["$target"]),
 ])
 MANIFEST
   grep -q "name: \"$target\", path: \"Sources/$target\", pkgConfig: \"$pcname\"" "$ROOT/Package.swift" || {
     echo "FAIL $target: Package.swift no longer declares it with pkgConfig \"$pcname\"" >&2; failed=$((failed + 1)); return; }
-  grep -A1 "name: \"$target\"" "$ROOT/Package.swift" | grep -q "providers: \[.apt(\[\"$debian\"\])\]" || {
-    echo "FAIL $target: Package.swift's providers for it are not [.apt([\"$debian\"])]" >&2; failed=$((failed + 1)); return; }
+  grep -A1 "name: \"$target\"" "$ROOT/Package.swift" | grep -qF "providers: [.apt([$providers])]" || {
+    echo "FAIL $target: Package.swift's providers for it are not [.apt([$providers])]" >&2; failed=$((failed + 1)); return; }
   printf 'import %s\nprint("built")\n' "$target" >"$pkg/Sources/Use/main.swift"
   # Copies of /usr/include and the pkg-config folder without this library.
   cp -a /usr/include/. "$pkg/fakeinc/"
@@ -67,6 +70,7 @@ MANIFEST
 
 check CDuktape duktape duktape-dev duktape.h duk_config.h
 check CGnuTLS gnutls libgnutls28-dev gnutls
+check CNGTCP2 libngtcp2_crypto_gnutls libngtcp2-dev,libngtcp2-crypto-gnutls-dev ngtcp2
 
 echo "missing-system-libraries: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,11 +7,13 @@
 # Extra package names given as arguments are installed too.
 set -euo pipefail
 
-# What building the `Network` library needs: the README lists the same three.
+# What building the `Network` library needs: the README lists the same five.
 LIBRARY_PACKAGES=(
   pkg-config       # finds the system libraries below for SwiftPM
   libgnutls28-dev  # DTLS (CGnuTLS)
   duktape-dev      # PAC files (CDuktape)
+  libngtcp2-dev    # QUIC (CNGTCP2)
+  libngtcp2-crypto-gnutls-dev  # QUIC's TLS 1.3 through GnuTLS (CNGTCP2)
 )
 TEST_PACKAGES=(
   socat      # a real, independent TCP/UDP peer for interop tests
@@ -41,6 +43,7 @@ else
   PACKAGES+=("${TEST_PACKAGES[@]}")
   PIP_PACKAGES+=(websockets==17.4)  # python websockets: the WebSocket tests' server and client
   PIP_PACKAGES+=(zeroconf==0.154.0)  # python-zeroconf: the Bonjour tests' other mDNS stack
+  PIP_PACKAGES+=(aioquic==1.7.2)  # aioquic: the QUIC tests' server
 fi
 PACKAGES+=("$@")
 

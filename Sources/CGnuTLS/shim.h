@@ -5,5 +5,5 @@
 #include <gnutls/x509.h>
 #include <gnutls/crypto.h>
 #else
-#error "gnutls/gnutls.h not found. The Network package needs Debian/Ubuntu's libgnutls28-dev (DTLS); install the system packages it needs with: apt-get install pkg-config libgnutls28-dev duktape-dev"
+#error "gnutls/gnutls.h not found. The Network package needs Debian/Ubuntu's libgnutls28-dev (DTLS); install the system packages it needs with: apt-get install pkg-config libgnutls28-dev duktape-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev"
 #endif

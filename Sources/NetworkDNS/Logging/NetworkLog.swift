@@ -29,6 +29,8 @@ package enum NetworkLog {
     package static let pac = make("network.pac")
     /// Bonjour (mDNS / DNS-SD): sockets per interface, names claimed and lost, browses.
     package static let bonjour = make("network.bonjour")
+    /// QUIC: handshakes refused, connections ended and why (codes only, never payloads).
+    package static let quic = make("network.quic")
 
     /// A logger for `label`: the environment's handler when `NETWORK_LOG` is set, else whatever
     /// the application bootstrapped.

@@ -61,50 +61,12 @@ extension GnuTLSSession {
     }
 
     func peerCertificates() -> [[UInt8]] {
-        var count: UInt32 = 0
-        guard let list = gnutls_certificate_get_peers(session, &count) else { return [] }
-        return (0..<Int(count)).map { GnuTLSCall.bytes(list[$0]) }
+        GnuTLSSessionQueries.peerCertificates(session)
     }
 
     func sessionFacts(_ chain: [[UInt8]]) -> TLSSessionFacts {
-        var alpn = gnutls_datum_t()
-        let negotiated: String? = gnutls_alpn_get_selected_protocol(session, &alpn) == 0
-            ? String(decoding: GnuTLSCall.bytes(alpn), as: UTF8.self) : nil
-        let version: UInt16?
-        switch gnutls_protocol_get_version(session) {
-        case GNUTLS_DTLS1_2: version = 0xfefd
-        case GNUTLS_DTLS1_0: version = 0xfeff
-        case GNUTLS_TLS1_2: version = 0x0303
-        case GNUTLS_TLS1_3: version = 0x0304
-        default: version = nil
-        }
         var serverName: String?
         if case .client(let name) = role { serverName = name }
-        return TLSSessionFacts(
-            negotiatedProtocol: negotiated, version: version, peerCertificates: chain, serverName: serverName,
-            cipherSuite: negotiatedSuite())
-    }
-
-    /// The IANA number of the negotiated suite (GnuTLS names suites by their parts).
-    func negotiatedSuite() -> UInt16? {
-        let exchange = gnutls_kx_get(session)
-        let cipher = gnutls_cipher_get(session)
-        let mac = gnutls_mac_get(session)
-        var index = 0
-        var identifier: (UInt8, UInt8) = (0, 0)
-        var candidateExchange = GNUTLS_KX_UNKNOWN
-        var candidateCipher = GNUTLS_CIPHER_UNKNOWN
-        var candidateMAC = GNUTLS_MAC_UNKNOWN
-        while withUnsafeMutablePointer(to: &identifier, { pointer in
-            pointer.withMemoryRebound(to: UInt8.self, capacity: 2) { bytes in
-                gnutls_cipher_suite_info(index, bytes, &candidateExchange, &candidateCipher, &candidateMAC, nil)
-            }
-        }) != nil {
-            if candidateExchange == exchange && candidateCipher == cipher && candidateMAC == mac {
-                return UInt16(identifier.0) << 8 | UInt16(identifier.1)
-            }
-            index += 1
-        }
-        return nil
+        return GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)
     }
 }

@@ -132,17 +132,7 @@ final class GnuTLSSession: @unchecked Sendable {
     }
 
     func setApplicationProtocols(_ protocols: [String]) throws(FlowError) {
-        var storage = protocols.map { Array($0.utf8) }
-        let status: Int32 = storage.withUnsafeMutableBufferPointer { names in
-            var datums = names.indices.map { index in
-                names[index].withUnsafeMutableBufferPointer {
-                    gnutls_datum_t(data: $0.baseAddress, size: UInt32($0.count))
-                }
-            }
-            // GnuTLS copies the names before returning.
-            return gnutls_alpn_set_protocols(session, &datums, UInt32(datums.count), 0)
-        }
-        try GnuTLSCall.check(status)
+        try GnuTLSSessionQueries.setApplicationProtocols(protocols, on: session)
     }
 
     /// Continues the sequence numbers a cookie exchange used (a DTLS listener's first reply came

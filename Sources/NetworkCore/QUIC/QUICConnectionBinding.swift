@@ -1,0 +1,524 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CGnuTLS
+import CNGTCP2
+import DequeModule
+import Logging
+import NIOCore
+import NetworkDNS
+
+/// One QUIC connection: ngtcp2's state and the GnuTLS session that runs TLS 1.3 inside it (the C
+/// binding; `QUICDatagramHandler` owns it on a channel). It knows no socket: datagrams come in
+/// through `receive(_:from:now:)`, the packets to send are collected by `writePackets(now:)`,
+/// and what happened is read from `takeEvents()`. Confined to one thread (its event loop).
+final class QUICConnectionBinding {
+    enum Role: Equatable {
+        case client(serverName: String?)
+    }
+
+    enum Phase: Equatable {
+        case handshaking, verifying, established, closed
+    }
+
+    let role: Role
+    let settings: FlowTLSConfiguration
+    private(set) var phase = Phase.handshaking
+    private let credentials: GnuTLSCredentials
+    private var connection: OpaquePointer?
+    private var session: gnutls_session_t?
+    /// How GnuTLS's QUIC glue (ngtcp2_crypto_gnutls) finds the connection from the session.
+    private let reference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
+    private let localAddress: UnsafeMutablePointer<sockaddr_storage>
+    private let localLength: socklen_t
+    private let remoteAddress: UnsafeMutablePointer<sockaddr_storage>
+    private var remoteLength: socklen_t
+    private var events: [QUICEvent] = []
+    private var outboxes: [Int64: QUICStreamOutbox] = [:]
+    /// Streams with something to hand to ngtcp2, oldest first.
+    private var sending = Deque<Int64>()
+    private var packets: [ByteBuffer] = []
+    /// A failure a callback found, reported once the ngtcp2 call that ran it returns.
+    private var callbackFailure: (error: FlowError, transportCode: UInt64)?
+    private let allocator = ByteBufferAllocator()
+
+    /// The QUIC limits this side announces.
+    struct Limits {
+        var idleTimeout: TimeAmount = .seconds(30)
+        var handshakeTimeout: TimeAmount = .seconds(10)
+        var maxData: UInt64 = 4 << 20
+        var maxStreamData: UInt64 = 1 << 20
+        var maxBidirectionalStreams: UInt64 = 100
+        var maxUnidirectionalStreams: UInt64 = 100
+    }
+
+    /// The most packets one `writePackets` call makes before returning (the caller calls again
+    /// once they are written, so one connection cannot hold its loop).
+    static let packetsPerWrite = 64
+
+    init(
+        role: Role, settings: FlowTLSConfiguration, limits: Limits = Limits(),
+        local: SocketAddress, remote: SocketAddress, now: UInt64
+    ) throws(FlowError) {
+        self.role = role
+        self.settings = settings
+        credentials = try GnuTLSCredentials.shared(settings, server: false, stream: true)
+        reference = .allocate(capacity: 1)
+        localAddress = .allocate(capacity: 1)
+        remoteAddress = .allocate(capacity: 1)
+        localLength = Self.store(local, in: localAddress)
+        remoteLength = Self.store(remote, in: remoteAddress)
+        reference.initialize(to: ngtcp2_crypto_conn_ref(get_conn: { reference in
+            guard let owner = reference?.pointee.user_data else { return nil }
+            return Unmanaged<QUICConnectionBinding>.fromOpaque(owner).takeUnretainedValue().connection
+        }, user_data: Unmanaged.passUnretained(self).toOpaque()))
+        try makeSession()
+        try makeConnection(limits: limits, now: now)
+    }
+
+    deinit {
+        if let connection { ngtcp2_conn_del(connection) }
+        if let session { gnutls_deinit(session) }
+        reference.deallocate()
+        localAddress.deallocate()
+        remoteAddress.deallocate()
+    }
+
+    // MARK: - Setup
+
+    private static func store(_ address: SocketAddress, in storage: UnsafeMutablePointer<sockaddr_storage>) -> socklen_t {
+        storage.initialize(to: sockaddr_storage())
+        return address.withSockAddr { pointer, length in
+            UnsafeMutableRawPointer(storage).copyMemory(from: pointer, byteCount: length)
+            return socklen_t(length)
+        }
+    }
+
+    /// TLS 1.3 only (QUIC carries nothing else), without the middlebox compatibility mode RFC
+    /// 9001 forbids.
+    static let priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE"
+
+    private func makeSession() throws(FlowError) {
+        var created: gnutls_session_t?
+        let flags = GNUTLS_CLIENT.rawValue | GNUTLS_ENABLE_EARLY_DATA.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
+        try GnuTLSCall.check(gnutls_init(&created, flags))
+        session = created
+        try GnuTLSCall.check(gnutls_priority_set_direct(session, Self.priority, nil))
+        try Self.checkGlue(ngtcp2_crypto_gnutls_configure_client_session(session))
+        gnutls_session_set_ptr(session, UnsafeMutableRawPointer(reference))
+        if let certificates = credentials.certificates {
+            try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificates)))
+        }
+        // QUIC requires ALPN: a handshake without an agreed protocol fails.
+        try GnuTLSSessionQueries.setApplicationProtocols(settings.applicationProtocols, on: session, mandatory: true)
+        if case .client(let serverName?) = role, SocketAddress(literal: serverName, port: 0) == nil {
+            try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
+        }
+    }
+
+    private static func checkGlue(_ status: Int32) throws(FlowError) {
+        if status != 0 { throw FlowError.posix(EPROTO) }
+    }
+
+    private func makeConnection(limits: Limits, now: UInt64) throws(FlowError) {
+        var callbacks = ngtcp2_callbacks()
+        callbacks.client_initial = ngtcp2_crypto_client_initial_cb
+        callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
+        callbacks.encrypt = ngtcp2_crypto_encrypt_cb
+        callbacks.decrypt = ngtcp2_crypto_decrypt_cb
+        callbacks.hp_mask = ngtcp2_crypto_hp_mask_cb
+        callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb
+        callbacks.update_key = ngtcp2_crypto_update_key_cb
+        callbacks.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb
+        callbacks.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb
+        callbacks.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb
+        callbacks.version_negotiation = ngtcp2_crypto_version_negotiation_cb
+        callbacks.rand = { destination, length, _ in
+            _ = gnutls_rnd(GNUTLS_RND_RANDOM, destination, length)
+        }
+        callbacks.get_new_connection_id = { _, identifier, token, length, _ in
+            guard let identifier, let token,
+                QUICConnectionBinding.randomize(&identifier.pointee.data, count: length),
+                gnutls_rnd(GNUTLS_RND_RANDOM, token, Int(NGTCP2_STATELESS_RESET_TOKENLEN)) == 0
+            else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            identifier.pointee.datalen = length
+            return 0
+        }
+        callbacks.handshake_completed = { _, owner in
+            QUICConnectionBinding.owner(owner).handshakeCompleted()
+        }
+        callbacks.recv_stream_data = { _, flags, stream, _, data, length, owner, _ in
+            QUICConnectionBinding.owner(owner).received(
+                stream: stream, data: data, length: length, isFinal: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
+            return 0
+        }
+        callbacks.acked_stream_data_offset = { _, stream, offset, length, owner, _ in
+            QUICConnectionBinding.owner(owner).outboxes[stream]?.acknowledged(offset: offset, length: length)
+            return 0
+        }
+        callbacks.stream_open = { _, stream, owner in
+            QUICConnectionBinding.owner(owner).events.append(.streamOpened(id: stream))
+            return 0
+        }
+        callbacks.stream_reset = { _, stream, _, code, owner, _ in
+            QUICConnectionBinding.owner(owner).events.append(.streamReset(id: stream, applicationError: code))
+            return 0
+        }
+        callbacks.stream_close = { _, flags, stream, code, owner, _ in
+            let binding = QUICConnectionBinding.owner(owner)
+            binding.outboxes[stream] = nil
+            let hasCode = flags & UInt32(NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) != 0
+            binding.events.append(.streamClosed(id: stream, applicationError: hasCode ? code : nil))
+            return 0
+        }
+        callbacks.extend_max_local_streams_bidi = { _, _, owner in
+            QUICConnectionBinding.owner(owner).events.append(.streamsAvailable(bidirectional: true))
+            return 0
+        }
+        callbacks.extend_max_local_streams_uni = { _, _, owner in
+            QUICConnectionBinding.owner(owner).events.append(.streamsAvailable(bidirectional: false))
+            return 0
+        }
+
+        var destination = ngtcp2_cid(), source = ngtcp2_cid()
+        destination.datalen = Int(NGTCP2_MIN_INITIAL_DCIDLEN)
+        source.datalen = 8
+        guard Self.randomize(&destination.data, count: destination.datalen),
+            Self.randomize(&source.data, count: source.datalen)
+        else { throw FlowError.posix(EIO) }
+
+        var settings = ngtcp2_settings()
+        cngtcp2_settings_default(&settings)
+        settings.initial_ts = now
+        settings.handshake_timeout = UInt64(max(0, limits.handshakeTimeout.nanoseconds))
+        var parameters = ngtcp2_transport_params()
+        cngtcp2_transport_params_default(&parameters)
+        parameters.initial_max_data = limits.maxData
+        parameters.initial_max_stream_data_bidi_local = limits.maxStreamData
+        parameters.initial_max_stream_data_bidi_remote = limits.maxStreamData
+        parameters.initial_max_stream_data_uni = limits.maxStreamData
+        parameters.initial_max_streams_bidi = limits.maxBidirectionalStreams
+        parameters.initial_max_streams_uni = limits.maxUnidirectionalStreams
+        parameters.max_idle_timeout = UInt64(max(0, limits.idleTimeout.nanoseconds))
+
+        var path = currentPath()
+        var created: OpaquePointer?
+        let status = cngtcp2_conn_client_new(
+            &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters,
+            Unmanaged.passUnretained(self).toOpaque())
+        guard status == 0, let created else { throw QUICErrors.local(status) }
+        connection = created
+        ngtcp2_conn_set_tls_native_handle(created, UnsafeMutableRawPointer(session))
+    }
+
+    private static func owner(_ pointer: UnsafeMutableRawPointer?) -> QUICConnectionBinding {
+        // Every callback is registered with this binding as its user data.
+        Unmanaged<QUICConnectionBinding>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    private static func randomize<T>(_ storage: inout T, count: Int) -> Bool {
+        withUnsafeMutableBytes(of: &storage) { bytes in
+            count <= bytes.count && gnutls_rnd(GNUTLS_RND_RANDOM, bytes.baseAddress, count) == 0
+        }
+    }
+
+    private func currentPath() -> ngtcp2_path {
+        ngtcp2_path(
+            local: ngtcp2_addr(addr: UnsafeMutableRawPointer(localAddress).assumingMemoryBound(to: sockaddr.self), addrlen: localLength),
+            remote: ngtcp2_addr(addr: UnsafeMutableRawPointer(remoteAddress).assumingMemoryBound(to: sockaddr.self), addrlen: remoteLength),
+            user_data: nil)
+    }
+
+    // MARK: - Events from ngtcp2
+
+    private func handshakeCompleted() -> Int32 {
+        let chain = GnuTLSSessionQueries.peerCertificates(session)
+        if settings.peerAuthenticationRequired == false {
+            established(chain)
+            return 0
+        }
+        if settings.verify != nil {
+            phase = .verifying
+            events.append(.verificationNeeded(chain: chain))
+            return 0
+        }
+        var status: UInt32 = 0
+        let checked: Int32
+        if case .client(let serverName?) = role {
+            checked = gnutls_certificate_verify_peers3(session, serverName, &status)
+        } else {
+            checked = gnutls_certificate_verify_peers3(session, nil, &status)
+        }
+        if checked < 0 || chain.isEmpty || status != 0 {
+            NetworkLog.quic.debug("peer certificate refused (GnuTLS status 0x\(String(status, radix: 16)), \(chain.count) certificates)")
+            let code = chain.isEmpty || checked < 0 ? TLSStatus.certificateChainInvalid : GnuTLSErrors.statusForVerification(status)
+            callbackFailure = (.tls(code), QUICErrors.badCertificate)
+            return NGTCP2_ERR_CALLBACK_FAILURE
+        }
+        established(chain)
+        return 0
+    }
+
+    private func established(_ chain: [[UInt8]]) {
+        phase = .established
+        var serverName: String?
+        if case .client(let name) = role { serverName = name }
+        events.append(.established(GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)))
+    }
+
+    /// The settings' verify block answered (`.verificationNeeded`).
+    func verified(_ trusted: Bool, now: UInt64) {
+        guard phase == .verifying else { return }
+        if trusted {
+            established(GnuTLSSessionQueries.peerCertificates(session))
+        } else {
+            NetworkLog.quic.debug("verify block refused the peer")
+            fail(.tls(TLSStatus.badCertificate), transportCode: QUICErrors.badCertificate, now: now)
+        }
+    }
+
+    private func received(stream: Int64, data: UnsafePointer<UInt8>?, length: Int, isFinal: Bool) {
+        var bytes = allocator.buffer(capacity: length)
+        if let data, length > 0 { bytes.writeBytes(UnsafeRawBufferPointer(start: data, count: length)) }
+        events.append(.streamData(id: stream, bytes: bytes, isFinal: isFinal))
+    }
+
+    /// Everything that happened since the last call, in order.
+    func takeEvents() -> [QUICEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    // MARK: - Input
+
+    /// Hands a datagram from `source` to ngtcp2. Garbage is dropped by ngtcp2 itself; a
+    /// datagram that ends the connection (the peer closed it, or broke the protocol) shows as
+    /// `.closed`.
+    func receive(_ datagram: ByteBuffer, from source: SocketAddress, now: UInt64) {
+        guard let connection, phase != .closed else { return }
+        remoteLength = Self.store(source, in: remoteAddress)
+        var path = currentPath()
+        let status = datagram.withUnsafeReadableBytes { bytes in
+            cngtcp2_conn_read_pkt(connection, &path, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, now)
+        }
+        guard status != 0 else { return }
+        if status == NGTCP2_ERR_DRAINING {
+            var error = ngtcp2_connection_close_error()
+            ngtcp2_conn_get_connection_close_error(connection, &error)
+            finish(QUICErrors.peerClosed(error))
+            return
+        }
+        if status == NGTCP2_ERR_DROP_CONN {
+            finish(.posix(ECONNABORTED))
+            return
+        }
+        if let failure = callbackFailure {
+            callbackFailure = nil
+            fail(failure.error, transportCode: failure.transportCode, now: now)
+            return
+        }
+        let alert = ngtcp2_conn_get_tls_alert(connection)
+        NetworkLog.quic.debug("datagram ends the connection: ngtcp2 error \(status), TLS alert \(alert)")
+        fail(QUICErrors.local(status, alert: alert), liberr: status, now: now)
+    }
+
+    // MARK: - Streams
+
+    /// Opens a stream of this side; nil while the peer's stream limit is reached (wait for
+    /// `.streamsAvailable`).
+    func openStream(bidirectional: Bool = true) -> Int64? {
+        guard let connection, phase == .established else { return nil }
+        var stream: Int64 = -1
+        let status = bidirectional
+            ? ngtcp2_conn_open_bidi_stream(connection, &stream, nil)
+            : ngtcp2_conn_open_uni_stream(connection, &stream, nil)
+        guard status == 0 else { return nil }
+        outboxes[stream] = QUICStreamOutbox()
+        return stream
+    }
+
+    /// Queues `bytes` on `stream`, and its end with `fin`. False when the stream cannot send
+    /// (unknown, gone, or already ended).
+    func send(_ bytes: ByteBuffer, on stream: Int64, fin: Bool) -> Bool {
+        guard phase != .closed else { return false }
+        if outboxes[stream] == nil, isPeerStream(stream), stream & 0x2 == 0 {
+            // A bidirectional stream the peer opened: this side answers on it.
+            outboxes[stream] = QUICStreamOutbox()
+        }
+        guard outboxes[stream]?.append(bytes, fin: fin) == true else { return false }
+        if !sending.contains(stream) { sending.append(stream) }
+        return true
+    }
+
+    private func isPeerStream(_ stream: Int64) -> Bool {
+        // Bit 0 of a stream id says who opened it: 0 the client, 1 the server.
+        stream & 0x1 == 1
+    }
+
+    /// Bytes of `stream` still held: queued, or sent and not yet acknowledged.
+    func heldBytes(on stream: Int64) -> UInt64 {
+        outboxes[stream]?.heldBytes ?? 0
+    }
+
+    /// The owner took `count` received bytes of `stream`: the peer may send that much more.
+    func consumed(_ count: Int, on stream: Int64) {
+        guard let connection, count > 0 else { return }
+        _ = ngtcp2_conn_extend_max_stream_offset(connection, stream, UInt64(count))
+        ngtcp2_conn_extend_max_offset(connection, UInt64(count))
+    }
+
+    /// Resets `stream` both ways with an application error code.
+    func reset(_ stream: Int64, applicationError: UInt64) {
+        guard let connection else { return }
+        outboxes[stream]?.discard()
+        _ = ngtcp2_conn_shutdown_stream(connection, stream, applicationError)
+    }
+
+    // MARK: - Output
+
+    /// Makes the packets ngtcp2 has to send now (stream data, acknowledgements, handshake,
+    /// retransmissions), at most `packetsPerWrite`; take them with `takePackets()`. True when
+    /// it stopped at that limit with more to write.
+    @discardableResult
+    func writePackets(now: UInt64) -> Bool {
+        guard let connection, phase != .closed else { return false }
+        let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
+        var blocked: Set<Int64> = []
+        var made = 0
+        while made < Self.packetsPerWrite {
+            let stream = sending.first { !blocked.contains($0) }
+            var accepted = -1
+            var sentFin = false
+            var buffer = allocator.buffer(capacity: size)
+            // The packet's length, or a negative ngtcp2 error (the buffer keeps only a packet).
+            var written = 0
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
+                let base = destination.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                written = writeStream(stream, into: base, size: size, accepted: &accepted, sentFin: &sentFin, now: now)
+                return max(0, written)
+            }
+            if written < 0 {
+                if let stream, [NGTCP2_ERR_STREAM_DATA_BLOCKED, NGTCP2_ERR_STREAM_SHUT_WR, NGTCP2_ERR_STREAM_NOT_FOUND].contains(Int32(written)) {
+                    blocked.insert(stream)
+                    if Int32(written) != NGTCP2_ERR_STREAM_DATA_BLOCKED { dropFromSending(stream) }
+                    continue
+                }
+                fail(QUICErrors.local(Int32(written)), liberr: Int32(written), now: now)
+                return false
+            }
+            if let stream, accepted >= 0 {
+                outboxes[stream]?.taken(accepted, fin: sentFin)
+                if outboxes[stream]?.hasUnsent != true { dropFromSending(stream) }
+            }
+            if written == 0 { break }
+            packets.append(buffer)
+            made += 1
+        }
+        ngtcp2_conn_update_pkt_tx_time(connection, now)
+        return made == Self.packetsPerWrite
+    }
+
+    /// One packet into `base`: stream data from `stream` (or only what ngtcp2 itself has to
+    /// send when nil); `accepted` is how many of the stream's bytes it took.
+    private func writeStream(
+        _ stream: Int64?, into base: UnsafeMutablePointer<UInt8>, size: Int, accepted: inout Int, sentFin: inout Bool,
+        now: UInt64
+    ) -> Int {
+        guard let connection else { return 0 }
+        guard let stream, let outbox = outboxes[stream] else {
+            return cngtcp2_conn_writev_stream(connection, base, size, &accepted, 0, -1, nil, 0, now)
+        }
+        return outbox.withUnsent(limit: 16) { pieces, includesFin in
+            var vectors = pieces.map {
+                ngtcp2_vec(base: UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress), len: $0.count)
+            }
+            sentFin = includesFin
+            let flags = includesFin ? UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) : 0
+            return cngtcp2_conn_writev_stream(connection, base, size, &accepted, flags, stream, &vectors, vectors.count, now)
+        }
+    }
+
+    private func dropFromSending(_ stream: Int64) {
+        if let index = sending.firstIndex(of: stream) { sending.remove(at: index) }
+    }
+
+    /// The packets made since the last call, in order.
+    func takePackets() -> [ByteBuffer] {
+        defer { packets.removeAll(keepingCapacity: true) }
+        return packets
+    }
+
+    // MARK: - Timers and the end
+
+    /// When `handleExpiry(now:)` must run next (ngtcp2's clock, nanoseconds); nil when never.
+    var expiry: UInt64? {
+        guard let connection, phase != .closed else { return nil }
+        let next = ngtcp2_conn_get_expiry(connection)
+        return next == UInt64.max ? nil : next
+    }
+
+    /// Runs ngtcp2's timers (loss detection, acknowledgement delay, idle and handshake
+    /// timeouts), then makes the packets they call for.
+    func handleExpiry(now: UInt64) {
+        guard let connection, phase != .closed else { return }
+        let status = ngtcp2_conn_handle_expiry(connection, now)
+        if status == NGTCP2_ERR_IDLE_CLOSE || status == NGTCP2_ERR_HANDSHAKE_TIMEOUT {
+            // Closed silently, as QUIC's idle timeout does (the peer times out too).
+            finish(.posix(ETIMEDOUT))
+            return
+        }
+        if status != 0 {
+            fail(QUICErrors.local(status), liberr: status, now: now)
+            return
+        }
+        writePackets(now: now)
+    }
+
+    /// Closes the connection: CONNECTION_CLOSE with `applicationError` (0: no error) is the last
+    /// packet (`takePackets()`), and `.closed(nil)` the last event.
+    func close(applicationError: UInt64 = 0, now: UInt64) {
+        guard phase != .closed else { return }
+        var error = ngtcp2_connection_close_error()
+        ngtcp2_connection_close_error_default(&error)
+        if applicationError != 0 || phase == .established {
+            ngtcp2_connection_close_error_set_application_error(&error, applicationError, nil, 0)
+        }
+        writeClose(error, now: now)
+        finish(nil)
+    }
+
+    /// Fails the connection with `error`, telling the peer `transportCode` (or ngtcp2's code
+    /// for `liberr`).
+    private func fail(_ error: FlowError, transportCode: UInt64? = nil, liberr: Int32? = nil, now: UInt64) {
+        guard phase != .closed else { return }
+        var close = ngtcp2_connection_close_error()
+        ngtcp2_connection_close_error_default(&close)
+        if let transportCode {
+            ngtcp2_connection_close_error_set_transport_error(&close, transportCode, nil, 0)
+        } else if let liberr {
+            ngtcp2_connection_close_error_set_transport_error_liberr(&close, liberr, nil, 0)
+        }
+        writeClose(close, now: now)
+        finish(error)
+    }
+
+    private func writeClose(_ error: ngtcp2_connection_close_error, now: UInt64) {
+        guard let connection else { return }
+        var error = error
+        let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
+        var buffer = allocator.buffer(capacity: size)
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
+            max(0, cngtcp2_conn_write_connection_close(
+                connection, destination.baseAddress!.assumingMemoryBound(to: UInt8.self), size, &error, now))
+        }
+        if written > 0 { packets.append(buffer) }
+    }
+
+    private func finish(_ error: FlowError?) {
+        guard phase != .closed else { return }
+        phase = .closed
+        for stream in outboxes.keys { outboxes[stream]?.discard() }
+        sending.removeAll()
+        events.append(.closed(error))
+    }
+}

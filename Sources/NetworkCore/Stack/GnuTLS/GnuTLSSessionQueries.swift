@@ -1,0 +1,76 @@
+import CGnuTLS
+
+/// What any GnuTLS session (DTLS, TLS over a stream, or the TLS inside QUIC) is asked after its
+/// handshake, and the ALPN list it is given before: plain functions of the session handle, so
+/// every owner of a session shares them.
+enum GnuTLSSessionQueries {
+    /// The peer's certificate chain (DER), leaf first; empty when it presented none.
+    static func peerCertificates(_ session: gnutls_session_t?) -> [[UInt8]] {
+        var count: UInt32 = 0
+        guard let list = gnutls_certificate_get_peers(session, &count) else { return [] }
+        return (0..<Int(count)).map { GnuTLSCall.bytes(list[$0]) }
+    }
+
+    /// What the handshake settled: application protocol, version, suite, and the peer's chain.
+    static func facts(_ session: gnutls_session_t?, chain: [[UInt8]], serverName: String?) -> TLSSessionFacts {
+        var alpn = gnutls_datum_t()
+        let negotiated: String? = gnutls_alpn_get_selected_protocol(session, &alpn) == 0
+            ? String(decoding: GnuTLSCall.bytes(alpn), as: UTF8.self) : nil
+        let version: UInt16?
+        switch gnutls_protocol_get_version(session) {
+        case GNUTLS_DTLS1_2: version = 0xfefd
+        case GNUTLS_DTLS1_0: version = 0xfeff
+        case GNUTLS_TLS1_2: version = 0x0303
+        case GNUTLS_TLS1_3: version = 0x0304
+        default: version = nil
+        }
+        return TLSSessionFacts(
+            negotiatedProtocol: negotiated, version: version, peerCertificates: chain, serverName: serverName,
+            cipherSuite: negotiatedSuite(session))
+    }
+
+    /// The IANA number of the negotiated suite (GnuTLS names suites by their parts).
+    static func negotiatedSuite(_ session: gnutls_session_t?) -> UInt16? {
+        let exchange = gnutls_kx_get(session)
+        let cipher = gnutls_cipher_get(session)
+        let mac = gnutls_mac_get(session)
+        var index = 0
+        var identifier: (UInt8, UInt8) = (0, 0)
+        var candidateExchange = GNUTLS_KX_UNKNOWN
+        var candidateCipher = GNUTLS_CIPHER_UNKNOWN
+        var candidateMAC = GNUTLS_MAC_UNKNOWN
+        while withUnsafeMutablePointer(to: &identifier, { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: 2) { bytes in
+                gnutls_cipher_suite_info(index, bytes, &candidateExchange, &candidateCipher, &candidateMAC, nil)
+            }
+        }) != nil {
+            if candidateExchange == exchange && candidateCipher == cipher && candidateMAC == mac {
+                return UInt16(identifier.0) << 8 | UInt16(identifier.1)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Offers `protocols` by ALPN; `mandatory` makes the handshake fail when the peer picks none
+    /// (QUIC requires that).
+    static func setApplicationProtocols(
+        _ protocols: [String], on session: gnutls_session_t?, mandatory: Bool = false
+    ) throws(FlowError) {
+        // All names in one buffer, so the datums point into memory valid for the whole call.
+        var joined = protocols.flatMap { Array($0.utf8) }
+        let flags = mandatory ? UInt32(GNUTLS_ALPN_MANDATORY.rawValue) : 0
+        let status: Int32 = joined.withUnsafeMutableBufferPointer { bytes in
+            var datums: [gnutls_datum_t] = []
+            var offset = 0
+            for name in protocols {
+                let count = name.utf8.count
+                datums.append(gnutls_datum_t(data: bytes.baseAddress.map { $0 + offset }, size: UInt32(count)))
+                offset += count
+            }
+            // GnuTLS copies the names before returning.
+            return gnutls_alpn_set_protocols(session, &datums, UInt32(datums.count), flags)
+        }
+        try GnuTLSCall.check(status)
+    }
+}

@@ -1,0 +1,58 @@
+# QUIC peer for the QUIC interop tests (aioquic 1.7.2): a server on HOST PORT with --cert/--key
+# (0: any port; the port is printed as "listening PORT"), ALPN "echo".
+# Every bidirectional stream a client opens is echoed: its bytes come back on the same stream,
+# and the stream's end (FIN) when the client's comes. A stream whose first bytes are
+#   "close:N"   makes the server close the connection with application error N
+#   "reset:N"   makes the server reset that stream with application error N
+#   "push:N"    makes the server open a stream of its own and send N bytes on it, then FIN
+# Datagrams (RFC 9221) are echoed. Each connection's end is printed as "closed CODE".
+import argparse, asyncio, sys
+from aioquic.asyncio import serve
+from aioquic.asyncio.protocol import QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, StreamDataReceived)
+
+
+class Echo(QuicConnectionProtocol):
+    def quic_event_received(self, event):
+        quic = self._quic
+        if isinstance(event, StreamDataReceived):
+            data = event.data
+            if data.startswith(b"close:"):
+                quic.close(error_code=int(data[6:]), reason_phrase="asked")
+            elif data.startswith(b"reset:"):
+                quic.reset_stream(event.stream_id, int(data[6:]))
+            elif data.startswith(b"push:"):
+                pushed = quic.get_next_available_stream_id()
+                quic.send_stream_data(pushed, b"p" * int(data[5:]), end_stream=True)
+                quic.send_stream_data(event.stream_id, b"pushed", end_stream=event.end_stream)
+            else:
+                quic.send_stream_data(event.stream_id, data, end_stream=event.end_stream)
+        elif isinstance(event, DatagramFrameReceived):
+            quic.send_datagram_frame(event.data)
+        elif isinstance(event, ConnectionTerminated):
+            print("closed", event.error_code, flush=True)
+        self.transmit()
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("host")
+    parser.add_argument("port", type=int)
+    parser.add_argument("--cert", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--retry", action="store_true")
+    args = parser.parse_args()
+    configuration = QuicConfiguration(is_client=False, alpn_protocols=["echo"], max_datagram_frame_size=65536)
+    configuration.load_cert_chain(args.cert, args.key)
+    server = await serve(args.host, args.port, configuration=configuration, create_protocol=Echo, retry=args.retry)
+    port = server._transport.get_extra_info("sockname")[1]
+    print("listening", port, flush=True)
+    await asyncio.Future()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
