@@ -34,6 +34,7 @@ extension NWParameters {
         switch defaultProtocolStack.transportProtocol {
         case is NWProtocolTCP.Options: return .tcp
         case is NWProtocolUDP.Options: return .udp
+        case is NWProtocolQUIC.Options: return .quic
         default: return nil
         }
     }
@@ -51,6 +52,18 @@ extension NWParameters {
         case let udp as NWProtocolUDP.Options:
             configuration.transport = .udp
             configuration.udp = udp.socketSettings
+        case let quic as NWProtocolQUIC.Options:
+            configuration.transport = .quic
+            configuration.quic = quic.quicSettings
+            // TLS 1.3 inside QUIC, offering the options' protocols first.
+            var tls = quic.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
+            tls.applicationProtocols = quic.alpn + tls.applicationProtocols.filter { !quic.alpn.contains($0) }
+            configuration.tls = tls
+            // One bidirectional stream per connection so far: datagram flows, unidirectional
+            // streams and protocols above QUIC are not built (docs/quic.md).
+            if quic.isDatagram || quic.direction != .bidirectional || !stack.applicationProtocols.isEmpty {
+                configuration.unsupported = .posix(EPROTONOSUPPORT)
+            }
         default:
             configuration.unsupported = .posix(EPROTONOSUPPORT)
         }

@@ -344,6 +344,10 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         case NWProtocolTLS.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
+        case NWProtocolQUIC.definition:
+            guard flow.transportKind == .quic, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
+            // A QUIC connection carries the client's first bidirectional stream, number 0.
+            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: 0)
         case NWProtocolWebSocket.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.webSocketHandshake else { return nil }
             return NWProtocolWebSocket.Metadata(handshake: facts)

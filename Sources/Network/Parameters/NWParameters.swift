@@ -116,7 +116,24 @@ public final class NWParameters: CustomDebugStringConvertible, Sendable {
         self.init(stack: ProtocolStack(), state: state)
     }
 
-    // QUIC presets (`init(quic:)`, `quic(alpn:)`, `quicDatagram(alpn:)`) arrive with QUIC support.
+    /// Creates parameters for QUIC with `quic`'s settings: a connection carries one
+    /// bidirectional stream (docs/quic.md).
+    public convenience init(quic: NWProtocolQUIC.Options) {
+        self.init(stack: ProtocolStack(applicationProtocols: [], transportProtocol: quic), state: State())
+    }
+
+    /// New parameters for QUIC offering the application protocols `alpn` (QUIC requires one).
+    public final class func quic(alpn: [String]) -> NWParameters {
+        NWParameters(quic: NWProtocolQUIC.Options(alpn: alpn))
+    }
+
+    /// New parameters for QUIC's datagram flow (RFC 9221) with `alpn`. Datagram flows are not
+    /// built yet: a connection made with them fails with `EPROTONOSUPPORT`.
+    public final class func quicDatagram(alpn: [String]) -> NWParameters {
+        let options = NWProtocolQUIC.Options(alpn: alpn)
+        options.isDatagram = true
+        return NWParameters(quic: options)
+    }
 
     /// New parameters for TLS over TCP with default options (a fresh object on every access).
     public class var tls: NWParameters { NWParameters(tls: NWProtocolTLS.Options()) }

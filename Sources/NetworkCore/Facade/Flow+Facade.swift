@@ -123,7 +123,7 @@ extension Flow {
     /// socket. (On its own loop NIO completes a socket-option read before returning the future.)
     func tcpInfoOnLoop() -> LinuxTCPInfo? {
         eventLoop.preconditionInEventLoop()
-        guard receives.mode == .stream, case .owned(let channel) = transport,
+        guard transportKind == .tcp, receives.mode == .stream, case .owned(let channel) = transport,
             let provider = channel as? SocketOptionProvider
         else { return nil }
         let future: EventLoopFuture<LinuxTCPInfo> = provider.unsafeGetSocketOption(

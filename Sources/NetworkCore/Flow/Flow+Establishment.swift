@@ -216,7 +216,7 @@ extension Flow {
     /// may carry in each attempt's SYN. Called by `Establishment` on the loop; nil when there is
     /// none or the flow is not TCP.
     func fastOpenData() -> (data: ByteBuffer, sends: Int)? {
-        guard receives.mode == .stream else { return nil }
+        guard transportKind == .tcp, receives.mode == .stream else { return nil }
         return sendPath.fastOpenData()
     }
 
@@ -239,7 +239,8 @@ extension Flow {
                     type: FlowChannelHandler<FramedMessage, OwningFlowLink>.self
                 ).messageLayer
             }
-            if EngineTuning.directIO, let descriptor = attempt.winnerDescriptor, channel.isActive,
+            // (Only a TCP socket carries the stream's bytes as they are: QUIC's are packets.)
+            if EngineTuning.directIO, transportKind == .tcp, let descriptor = attempt.winnerDescriptor, channel.isActive,
                 let socket = DirectSocket(duplicating: descriptor)
             {
                 // (Active, on its loop: NIO has not closed the descriptor, so the number is still

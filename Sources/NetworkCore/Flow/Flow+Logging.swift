@@ -15,9 +15,9 @@ extension Flow {
             remote = transport.remoteAddress?.logText ?? "unknown"
         }
         metadata["endpoint"] = "\(remote)"
-        metadata["transport"] = "\(transportKind == .tcp ? "tcp" : "udp")"
+        metadata["transport"] = "\(transportKind)"
         metadata["direction"] = "\(setup == nil ? "inbound" : "outbound")"
-        if setup?.configuration.tls != nil || serverSecurity != nil || transport.isDTLSPeer { metadata["security"] = "\(transportKind == .tcp ? "tls" : "dtls")" }
+        if setup?.configuration.tls != nil || serverSecurity != nil || transport.isDTLSPeer { metadata["security"] = "\(transportKind == .udp ? "dtls" : "tls")" }
         return metadata
     }
 

@@ -28,7 +28,7 @@ extension Flow {
         if let completion = send.datagramCompletion {
             return FlowDatagramCompletions(completion, error).deliver()
         }
-        let stream = transportKind == .tcp
+        let stream = transportKind.isStream
         send.completion?(error, SendCompletionTicket(flow: stream ? self : nil, early: false))
         guard stream, send.counted || send.completion != nil else { return }
         let bytes = send.byteCount

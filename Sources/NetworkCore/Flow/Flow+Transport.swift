@@ -187,8 +187,8 @@ extension Flow {
         // A TLS close waits for the peer's close_notify: let the socket read it (reads are on
         // demand otherwise) and close on the peer's FIN (half-closure would keep it open), or
         // the socket lingers in CLOSE-WAIT until NIOSSL's 5 s timeout.
-        if receives.mode == .stream {
-            // (Datagram channels have no such option: NIO traps on it.)
+        if transportKind == .tcp && receives.mode == .stream {
+            // (Datagram channels, QUIC's included, have no such option: NIO traps on it.)
             try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
             try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         }

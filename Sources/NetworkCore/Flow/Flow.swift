@@ -147,7 +147,7 @@ package final class Flow: @unchecked Sendable {
         self.transportKind = transport
         self.isFramed = framed
         self.eventLoop = eventLoop
-        self.receives = ReceiveQueue(mode: transport == .tcp && !framed ? .stream : .datagram)
+        self.receives = ReceiveQueue(mode: transport.isStream && !framed ? .stream : .datagram)
         self.sendPath.fragmentationDisabled = fragmentationDisabled
     }
 
@@ -317,7 +317,7 @@ package final class Flow: @unchecked Sendable {
     /// still be in the caller's `Data` (`FlowSend.uncopied`).
     package func submit(send: FlowSend) {
         // Datagram sends keep no budget: they complete once handed to the socket.
-        guard transportKind == .tcp else {
+        guard transportKind.isStream else {
             if submitDatagram(send) { wakeLoop() }
             return
         }

@@ -46,9 +46,16 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The transport under a flow.
+/// The transport under a flow. QUIC is a stream transport on a UDP socket: the flow carries
+/// one bidirectional QUIC stream as a byte stream (`QUICDatagramHandler`'s bridging mode).
 package enum FlowTransportKind: Sendable, Equatable {
-    case tcp, udp
+    case tcp, udp, quic
+
+    /// The flow reads and writes a byte stream (TCP, or a QUIC stream), not datagrams.
+    package var isStream: Bool { self != .udp }
+
+    /// The socket underneath is a UDP socket.
+    package var usesDatagramSocket: Bool { self != .tcp }
 }
 
 /// Everything the engine needs to know about a connection, copied out of `NWParameters` when the
@@ -58,6 +65,8 @@ package struct FlowConfiguration: Sendable {
     package var transport: FlowTransportKind = .tcp
     package var tcp = TCPSocketSettings()
     package var udp = UDPSocketSettings()
+    /// QUIC's transport parameters (`transport == .quic`).
+    package var quic = QUICSettings()
     package var ip = IPSocketSettings()
     package var trafficClass: TrafficClass = .bestEffort
     /// `requiredLocalEndpoint`.

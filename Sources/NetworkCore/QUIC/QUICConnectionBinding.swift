@@ -42,22 +42,12 @@ final class QUICConnectionBinding {
     private var callbackFailure: (error: FlowError, transportCode: UInt64)?
     private let allocator = ByteBufferAllocator()
 
-    /// The QUIC limits this side announces.
-    struct Limits {
-        var idleTimeout: TimeAmount = .seconds(30)
-        var handshakeTimeout: TimeAmount = .seconds(10)
-        var maxData: UInt64 = 4 << 20
-        var maxStreamData: UInt64 = 1 << 20
-        var maxBidirectionalStreams: UInt64 = 100
-        var maxUnidirectionalStreams: UInt64 = 100
-    }
-
     /// The most packets one `writePackets` call makes before returning (the caller calls again
     /// once they are written, so one connection cannot hold its loop).
     static let packetsPerWrite = 64
 
     init(
-        role: Role, settings: FlowTLSConfiguration, limits: Limits = Limits(),
+        role: Role, settings: FlowTLSConfiguration, limits: QUICSettings = QUICSettings(),
         local: SocketAddress, remote: SocketAddress, now: UInt64
     ) throws(FlowError) {
         self.role = role
@@ -120,7 +110,7 @@ final class QUICConnectionBinding {
         if status != 0 { throw FlowError.posix(EPROTO) }
     }
 
-    private func makeConnection(limits: Limits, now: UInt64) throws(FlowError) {
+    private func makeConnection(limits: QUICSettings, now: UInt64) throws(FlowError) {
         var callbacks = ngtcp2_callbacks()
         callbacks.client_initial = ngtcp2_crypto_client_initial_cb
         callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
@@ -191,12 +181,13 @@ final class QUICConnectionBinding {
         cngtcp2_settings_default(&settings)
         settings.initial_ts = now
         settings.handshake_timeout = UInt64(max(0, limits.handshakeTimeout.nanoseconds))
+        if limits.maxUDPPayloadSize >= 1200 { settings.max_tx_udp_payload_size = limits.maxUDPPayloadSize }
         var parameters = ngtcp2_transport_params()
         cngtcp2_transport_params_default(&parameters)
         parameters.initial_max_data = limits.maxData
-        parameters.initial_max_stream_data_bidi_local = limits.maxStreamData
-        parameters.initial_max_stream_data_bidi_remote = limits.maxStreamData
-        parameters.initial_max_stream_data_uni = limits.maxStreamData
+        parameters.initial_max_stream_data_bidi_local = limits.maxStreamDataBidirectionalLocal
+        parameters.initial_max_stream_data_bidi_remote = limits.maxStreamDataBidirectionalRemote
+        parameters.initial_max_stream_data_uni = limits.maxStreamDataUnidirectional
         parameters.initial_max_streams_bidi = limits.maxBidirectionalStreams
         parameters.initial_max_streams_uni = limits.maxUnidirectionalStreams
         parameters.max_idle_timeout = UInt64(max(0, limits.idleTimeout.nanoseconds))
@@ -353,6 +344,12 @@ final class QUICConnectionBinding {
     private func isPeerStream(_ stream: Int64) -> Bool {
         // Bit 0 of a stream id says who opened it: 0 the client, 1 the server.
         stream & 0x1 == 1
+    }
+
+    /// How far into `stream` ngtcp2 has taken the queued bytes (everything, once the stream is
+    /// gone).
+    func sentOffset(on stream: Int64) -> UInt64 {
+        outboxes[stream]?.sentOffset ?? .max
     }
 
     /// Bytes of `stream` still held: queued, or sent and not yet acknowledged.

@@ -5,30 +5,51 @@ import NIOCore
 
 /// Runs one `QUICConnectionBinding` on a datagram channel connected to the peer: datagrams that
 /// arrive go to ngtcp2, the packets it makes go out (flushed once per read burst or operation),
-/// its timer is kept armed, and its events go to `onEvent`, on the channel's loop. Operations
-/// (`openStream`, `send`, `consumed`, `reset`, `close`) are called on the loop too.
-final class QUICDatagramHandler: ChannelInboundHandler {
+/// its timer is kept armed, and the socket is read all the time (acknowledgements and timers
+/// must not wait for the application). Everything runs on the channel's loop.
+///
+/// Two uses: with `onEvent`, the owner sees the binding's events and calls the operations
+/// (`openStream`, `send`, …) itself; with `bridgingOneStream`, the handler carries one
+/// bidirectional stream for the flow handler above it as a byte stream (`QUICStreamBridge`):
+/// `ByteBuffer` reads and writes, `ChannelEvent.inputClosed` at the peer's FIN, `close(mode:
+/// .output)` for this side's FIN, and `handshake` completed once the peer is verified.
+final class QUICDatagramHandler: ChannelDuplexHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-    private let makeBinding: (_ local: SocketAddress, _ remote: SocketAddress, _ now: UInt64) throws(FlowError) -> QUICConnectionBinding
+    typealias BindingFactory = (_ local: SocketAddress, _ remote: SocketAddress, _ now: UInt64) throws(FlowError) -> QUICConnectionBinding
+
+    private let makeBinding: BindingFactory
     private(set) var binding: QUICConnectionBinding?
     private var context: ChannelHandlerContext?
     private var remote: SocketAddress?
     private var timer: Scheduled<Void>?
     private var timerDeadline: UInt64?
-    /// Set while events are being delivered: operations the event handler calls then are
-    /// written out by the delivery loop, not recursively.
-    private var delivering = false
+    /// Set while the binding is driven: operations called meanwhile (by the event handler) are
+    /// written out by the running pass, not recursively.
+    private var driving = false
     private var finished = false
-    private let onEvent: (QUICEvent) -> Void
+    private let onEvent: ((QUICEvent) -> Void)?
+    /// Bridging mode: the stream's state, and the handshake's promise until it completes.
+    private var bridge: QUICStreamBridge?
+    private var handshake: EventLoopPromise<TLSSessionFacts>?
+    private var closePromise: EventLoopPromise<Void>?
 
-    init(
-        binding makeBinding: @escaping (SocketAddress, SocketAddress, UInt64) throws(FlowError) -> QUICConnectionBinding,
-        onEvent: @escaping (QUICEvent) -> Void
-    ) {
+    /// The owner handles the events.
+    init(binding makeBinding: @escaping BindingFactory, onEvent: @escaping (QUICEvent) -> Void) {
         self.makeBinding = makeBinding
         self.onEvent = onEvent
+    }
+
+    /// The handler carries one stream for the flow above it; `handshake` completes with the
+    /// session's facts once the connection is established and the stream open.
+    init(bridgingOneStream makeBinding: @escaping BindingFactory, handshake: EventLoopPromise<TLSSessionFacts>) {
+        self.makeBinding = makeBinding
+        self.onEvent = nil
+        self.bridge = QUICStreamBridge()
+        self.handshake = handshake
     }
 
     /// ngtcp2's clock: the loop's monotonic clock in nanoseconds.
@@ -57,7 +78,9 @@ final class QUICDatagramHandler: ChannelInboundHandler {
             end(error)
             return
         }
-        process()
+        // The socket is read all the time, whatever the flow above asks for.
+        context.read()
+        drive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -66,7 +89,8 @@ final class QUICDatagramHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        process()
+        drive()
+        if !finished { context.read() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -88,7 +112,54 @@ final class QUICDatagramHandler: ChannelInboundHandler {
         self.context = nil
     }
 
-    // MARK: - Operations (on the loop)
+    // MARK: - The flow above (bridging mode)
+
+    func read(context: ChannelHandlerContext) {
+        // Not passed on: the socket is read anyway. A read releases what the stream buffered.
+        guard bridge != nil else { return }
+        bridge?.readRequestedByFlow()
+        deliverToFlow(context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let bytes = unwrapOutboundIn(data)
+        guard let stream = bridge?.stream, let binding, binding.send(bytes, on: stream, fin: false) else {
+            promise?.fail(FlowError.posix(finished ? ECONNABORTED : ENOTCONN))
+            return
+        }
+        bridge?.queued(bytes.readableBytes, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        drive()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        switch mode {
+        case .output:
+            // This side's FIN, after the bytes written before it.
+            if let stream = bridge?.stream, let binding, binding.send(ByteBuffer(), on: stream, fin: true) {
+                promise?.succeed()
+                drive()
+            } else {
+                promise?.fail(ChannelError.outputClosed)
+            }
+        case .input:
+            promise?.fail(ChannelError.operationUnsupported)
+        case .all:
+            guard let binding, !finished else {
+                context.close(mode: mode, promise: promise)
+                return
+            }
+            if let promise {
+                if let closePromise { closePromise.futureResult.cascade(to: promise) } else { closePromise = promise }
+            }
+            binding.close(applicationError: 0, now: Self.now())
+            drive()
+        }
+    }
+
+    // MARK: - Operations (event mode, on the loop)
 
     /// Opens a stream; nil until the handshake is done or while the peer's limit is reached.
     func openStream(bidirectional: Bool = true) -> Int64? {
@@ -99,60 +170,61 @@ final class QUICDatagramHandler: ChannelInboundHandler {
     @discardableResult
     func send(_ bytes: ByteBuffer, on stream: Int64, fin: Bool) -> Bool {
         let queued = binding?.send(bytes, on: stream, fin: fin) ?? false
-        process()
+        drive()
         return queued
     }
 
     /// The owner took `count` bytes of `stream`: the peer may send more.
     func consumed(_ count: Int, on stream: Int64) {
         binding?.consumed(count, on: stream)
-        process()
+        drive()
     }
 
     /// Resets a stream with an application error.
     func reset(_ stream: Int64, applicationError: UInt64) {
         binding?.reset(stream, applicationError: applicationError)
-        process()
+        drive()
     }
 
     /// The settings' verify block answered.
     func verified(_ trusted: Bool) {
         binding?.verified(trusted, now: Self.now())
-        process()
+        drive()
     }
 
     /// Closes the connection (CONNECTION_CLOSE with `applicationError`), then the channel.
     func close(applicationError: UInt64 = 0) {
         binding?.close(applicationError: applicationError, now: Self.now())
-        process()
+        drive()
     }
 
     // MARK: - Driving the binding
 
     /// Writes what ngtcp2 has to send, delivers the events, and arms the timer; again while
-    /// the events' handler made more to do.
-    private func process() {
-        guard !delivering, let context, let binding else { return }
-        delivering = true
+    /// handling the events made more to do.
+    private func drive() {
+        guard !driving, let context, let binding else { return }
+        driving = true
         var capped = false
         var rounds = 0
         while true {
             capped = binding.writePackets(now: Self.now())
             flushPackets(context)
+            completeWrites(context)
             let events = binding.takeEvents()
             if events.isEmpty { break }
-            for event in events { deliver(event) }
+            for event in events { handle(event, context) }
             rounds += 1
             if rounds >= 16 { capped = true; break }
         }
-        delivering = false
+        driving = false
         if binding.phase == .closed {
             finish(context)
             return
         }
         if capped {
             // More than one write's worth: the rest goes on the next loop turn, after other work.
-            context.eventLoop.assumeIsolated().execute { [weak self] in self?.process() }
+            context.eventLoop.assumeIsolated().execute { [weak self] in self?.drive() }
         }
         armTimer(context)
     }
@@ -167,9 +239,82 @@ final class QUICDatagramHandler: ChannelInboundHandler {
         context.flush()
     }
 
-    private func deliver(_ event: QUICEvent) {
+    private func handle(_ event: QUICEvent, _ context: ChannelHandlerContext) {
         if case .closed = event { finished = true }
-        onEvent(event)
+        if let onEvent {
+            onEvent(event)
+            return
+        }
+        bridged(event, context)
+    }
+
+    /// An event in bridging mode, for the flow above.
+    private func bridged(_ event: QUICEvent, _ context: ChannelHandlerContext) {
+        switch event {
+        case .established(let facts):
+            guard let stream = binding?.openStream(bidirectional: true) else {
+                binding?.close(applicationError: 0, now: Self.now())
+                failHandshake(.posix(EPROTO))
+                return
+            }
+            bridge?.opened(stream)
+            handshake?.succeed(facts)
+            handshake = nil
+        case .verificationNeeded(let chain):
+            // The settings' verify block runs off the loop; its answer comes back to it.
+            guard let verify = binding?.settings.verify else { return }
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            verify(chain) { trusted in loop.execute { bound.value.verified(trusted) } }
+        case .streamData(let stream, let bytes, let isFinal):
+            if bridge?.received(bytes, on: stream, isFinal: isFinal) == true {
+                deliverToFlow(context)
+            } else {
+                // Streams the peer opens are not carried by a single-stream connection.
+                binding?.reset(stream, applicationError: 0)
+            }
+        case .streamReset(let stream, _) where stream == bridge?.stream:
+            context.fireErrorCaught(FlowError.posix(ECONNRESET))
+        case .streamOpened, .streamReset, .streamClosed, .streamsAvailable:
+            break
+        case .closed(let error):
+            failHandshake(error ?? .posix(ECONNABORTED))
+            failWrites(error ?? .posix(ECONNABORTED))
+            if let error { context.fireErrorCaught(error) }
+        }
+    }
+
+    private func deliverToFlow(_ context: ChannelHandlerContext) {
+        guard var delivery = bridge?.deliver() else { return }
+        if !delivery.reads.isEmpty {
+            let stream = bridge?.stream ?? -1
+            var count = 0
+            for bytes in delivery.reads {
+                count += bytes.readableBytes
+                context.fireChannelRead(wrapInboundOut(bytes))
+            }
+            // The flow took them: the peer may send as much again.
+            binding?.consumed(count, on: stream)
+            context.fireChannelReadComplete()
+            delivery.reads = []
+        }
+        if delivery.inputEnded {
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        }
+    }
+
+    private func completeWrites(_ context: ChannelHandlerContext) {
+        guard let stream = bridge?.stream, let binding else { return }
+        for promise in bridge?.sent(upTo: binding.sentOffset(on: stream)) ?? [] { promise?.succeed() }
+    }
+
+    private func failHandshake(_ error: FlowError) {
+        handshake?.fail(error)
+        handshake = nil
+    }
+
+    private func failWrites(_ error: FlowError) {
+        for promise in bridge?.abandonWrites() ?? [] { promise?.fail(error) }
     }
 
     private func armTimer(_ context: ChannelHandlerContext) {
@@ -182,12 +327,11 @@ final class QUICDatagramHandler: ChannelInboundHandler {
         guard expiry != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = expiry
-        let deadline = NIODeadline.uptimeNanoseconds(expiry)
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(expiry)) { [weak self] in
             guard let self, let binding = self.binding else { return }
             self.timerDeadline = nil
             binding.handleExpiry(now: Self.now())
-            self.process()
+            self.drive()
         }
     }
 
@@ -195,7 +339,9 @@ final class QUICDatagramHandler: ChannelInboundHandler {
     private func finish(_ context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        context.close(promise: nil)
+        let promise = closePromise
+        closePromise = nil
+        context.close(promise: promise)
     }
 
     /// Ends before or outside the binding (no socket, setup failed, channel gone).
@@ -203,7 +349,15 @@ final class QUICDatagramHandler: ChannelInboundHandler {
         guard !finished else { return }
         finished = true
         timer?.cancel()
-        onEvent(.closed(error))
+        // While establishing, the attempt fails through the handshake's promise.
+        let established = handshake == nil
+        failHandshake(error)
+        failWrites(error)
+        if let onEvent {
+            onEvent(.closed(error))
+        } else if let context, established {
+            context.fireErrorCaught(error)
+        }
         context?.close(promise: nil)
     }
 }

@@ -23,11 +23,11 @@ enum ClientSocketOptions {
                 // NIO turns Nagle off by default; Apple leaves it on unless `noDelay` is set.
                 options.append(.init(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: configuration.tcp.noDelay ? 1 : 0))
             }
-        case .udp:
+        case .udp, .quic:
             options += SocketOptionPlan.udp(configuration.udp)
         }
         if !isUnix {
-            options += SocketOptionPlan.ip(configuration.ip, family: family, datagram: configuration.transport == .udp)
+            options += SocketOptionPlan.ip(configuration.ip, family: family, datagram: configuration.transport.usesDatagramSocket)
             options += SocketOptionPlan.trafficClass(configuration.trafficClass, family: family)
         }
         if configuration.allowLocalEndpointReuse {

@@ -20,7 +20,7 @@ struct ClientStackBuilder: Sendable {
     /// The flow the channel handler reports to. Strong (a weak reference would cost the flow a
     /// side table for its whole life): the builder lives in the establishment run, which the
     /// flow lets go of when the run ends.
-    private let flow: Flow?
+    let flow: Flow?
     /// The proxy this route goes through, if any.
     let proxy: ProxyDescription?
     /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN); never
@@ -61,6 +61,7 @@ struct ClientStackBuilder: Sendable {
         switch configuration.transport {
         case .tcp: return connectTCP(attempt, options: options, local: local)
         case .udp: return connectUDP(attempt, options: options, local: local)
+        case .quic: return connectQUIC(attempt, options: options, local: local)
         }
     }
 
@@ -284,33 +285,50 @@ struct ClientStackBuilder: Sendable {
     private func connectUDP(
         _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
     ) -> EventLoopFuture<Channel> {
-        let flow = self.flow
-        let address = attempt.address
         let framed = !configuration.framers.isEmpty
-        let bootstrap = DatagramBootstrap(group: eventLoop)
+        let bootstrap = datagramBootstrap(attempt, options: options) { channel, flow in
+            if framed {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow))
+            }
+        }
+        let connected = bindAndConnect(bootstrap, attempt: attempt, local: local)
+        let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
+            DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
+        }
+        return framed ? withFramers(secure, datagrams: true, attempt: attempt, peer: nil) : secure
+    }
+
+    /// A UDP socket for `attempt` with the flow's options, read on demand into 64 KiB buffers;
+    /// `addHandlers` puts the flow's handler on it (not called when the attempt was cancelled).
+    func datagramBootstrap(
+        _ attempt: ConnectionAttempt, options: [SocketOptionSetting],
+        addHandlers: @escaping @Sendable (Channel, Flow) throws -> Void
+    ) -> DatagramBootstrap {
+        let flow = self.flow
+        return DatagramBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
             .applying(options)
             .channelInitializer { channel in
                 attempt.channel = channel
                 guard let flow, !attempt.cancelled else { return channel.eventLoop.makeFailedFuture(FlowError.posix(ECANCELED)) }
-                return channel.eventLoop.makeCompletedFuture {
-                    if framed {
-                        try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
-                    } else {
-                        try channel.pipeline.syncOperations.addHandler(
-                            FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow)
-                        )
-                    }
-                }
+                return channel.eventLoop.makeCompletedFuture { try addHandlers(channel, flow) }
             }
+    }
+
+    /// Binds a datagram socket (to `local`, or the wildcard of the remote's family) and
+    /// connects it to the attempt's address.
+    func bindAndConnect(_ bootstrap: DatagramBootstrap, attempt: ConnectionAttempt, local: SocketAddress?) -> EventLoopFuture<Channel> {
+        let address = attempt.address
         let bindAddress: SocketAddress
         do {
             bindAddress = try local ?? SocketAddress(ipAddress: address.protocol == .inet6 ? "::" : "0.0.0.0", port: 0)
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
-        let connected: EventLoopFuture<Channel> = bootstrap.bind(to: bindAddress).flatMap { channel in
+        return bootstrap.bind(to: bindAddress).flatMap { channel in
             channel.connect(to: address).map {
                 attempt.connected = .now()
                 return channel
@@ -319,10 +337,6 @@ struct ClientStackBuilder: Sendable {
                 throw error
             }
         }
-        let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
-            DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
-        }
-        return framed ? withFramers(secure, datagrams: true, attempt: attempt, peer: nil) : secure
     }
 
     /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:
@@ -342,7 +356,7 @@ struct ClientStackBuilder: Sendable {
     /// One TLS handshake of an attempt (over TCP, or above a framer that prepended it): the
     /// challenge block first, then `start`; its facts go to the attempt, and a failure closes the
     /// socket.
-    private func handshake(
+    func handshake(
         _ tls: FlowTLSConfiguration, hostName: String?, on channel: Channel, attempt: ConnectionAttempt,
         start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
     ) -> EventLoopFuture<Void> {

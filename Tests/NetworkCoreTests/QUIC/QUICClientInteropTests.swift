@@ -15,44 +15,10 @@ import Testing
 /// the ways a connection ends.
 @Suite("QUIC.ClientInterop", .serialized)
 struct QUICClientInteropTests {
-    /// aioquic serving `quic_peer.py` with a fresh self-signed certificate for localhost.
-    struct Peer {
-        let process: PeerProcess
-        let port: Int
-        let certificate: [UInt8]
-        let directory: URL
-
-        func stop() {
-            process.stop()
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
+    typealias Peer = AioquicServer
 
     static func startPeer(retry: Bool = false) async throws -> Peer? {
-        guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2"),
-            let openssl = PeerProcess.executable("openssl", package: "openssl")
-        else { return nil }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwquic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
-        let made = try ShortTool.run(openssl, [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", key, "-out", cert,
-        ])
-        try #require(made.status == 0, "openssl req: \(made.output)")
-        let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
-        try #require(der.status == 0, "openssl x509: \(der.output)")
-        let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
-        let process = try PeerProcess(python, [script, "127.0.0.1", "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : []))
-        try await process.waitForOutput(containing: "listening ", timeout: 20)
-        let output = String(decoding: process.standardOutput, as: UTF8.self)
-        let port = output.split(whereSeparator: \.isNewline).compactMap { line -> Int? in
-            line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil
-        }.first
-        return Peer(
-            process: process, port: try #require(port), certificate: Array(try Data(contentsOf: URL(fileURLWithPath: cert + ".der"))),
-            directory: directory)
+        try await AioquicServer.start(retry: retry)
     }
 
     /// What a client saw, in order, in a form tests compare.
@@ -74,9 +40,13 @@ struct QUICClientInteropTests {
         /// Set on the loop once the channel is connected; used on the loop only.
         var handler: NIOLoopBound<QUICDatagramHandler>?
         /// Answers `.verificationNeeded` (the settings' verify block, run on the loop).
-        var verify: (([[UInt8]]) -> Bool)?
+        let verify: (([[UInt8]]) -> Bool)?
 
-        init(port: Int, settings: FlowTLSConfiguration, limits: QUICConnectionBinding.Limits = .init()) async throws {
+        init(
+            port: Int, settings: FlowTLSConfiguration, limits: QUICSettings = .init(),
+            verify: (([[UInt8]]) -> Bool)? = nil
+        ) async throws {
+            self.verify = verify
             // Connected first, so the handler starts with both addresses known.
             let channel = try await DatagramBootstrap(group: loop).connect(host: "127.0.0.1", port: port).get()
             self.channel = channel
@@ -157,9 +127,7 @@ struct QUICClientInteropTests {
     }
 
     static func pinnedClient(_ peer: Peer) async throws -> Client {
-        let client = try await Client(port: peer.port, settings: pinned(peer.certificate))
-        client.verify = { $0.first == peer.certificate }
-        return client
+        try await Client(port: peer.port, settings: pinned(peer.certificate), verify: { $0.first == peer.certificate })
     }
 
     @Test("handshake with ALPN, a pinned certificate, one stream echoed with its end, then an orderly close")
@@ -167,7 +135,8 @@ struct QUICClientInteropTests {
         guard let peer = try await Self.startPeer() else { return }
         defer { peer.stop() }
         let client = try await Self.pinnedClient(peer)
-        #expect(try await client.established() == .established(alpn: "echo"))
+        let established = try await client.established()
+        #expect(established == .established(alpn: "echo"), "\(client.seen.values)")
         let message = Array("hello over QUIC".utf8)
         let stream = try await client.send(message, fin: true)
         #expect(stream == 0, "a client's first bidirectional stream is 0")
@@ -231,7 +200,8 @@ struct QUICClientInteropTests {
         guard let peer = try await Self.startPeer(retry: true) else { return }
         defer { peer.stop() }
         let client = try await Self.pinnedClient(peer)
-        #expect(try await client.established() == .established(alpn: "echo"))
+        let established = try await client.established()
+        #expect(established == .established(alpn: "echo"), "\(client.seen.values)")
         let stream = try await client.send(Array("after retry".utf8), fin: true)
         #expect(try await client.received(on: stream) == Array("after retry".utf8))
         try await client.close()
@@ -257,8 +227,7 @@ struct QUICClientInteropTests {
         defer { peer.stop() }
         var settings = Self.pinned(peer.certificate)
         settings.verify = { _, complete in complete(false) }
-        let client = try await Client(port: peer.port, settings: settings)
-        client.verify = { _ in false }
+        let client = try await Client(port: peer.port, settings: settings, verify: { _ in false })
         #expect(try await client.closed() == .tls(TLSStatus.badCertificate))
     }
 
@@ -282,7 +251,7 @@ struct QUICClientInteropTests {
         let sink = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
         defer { sink.close(promise: nil) }
-        var limits = QUICConnectionBinding.Limits()
+        var limits = QUICSettings()
         limits.handshakeTimeout = .milliseconds(800)
         let started = ContinuousClock.now
         let client = try await Client(port: try #require(sink.localAddress?.port), settings: Self.pinned([]), limits: limits)

@@ -11,7 +11,7 @@ package enum CoderFraming: Sendable {
 
     /// The framing for `transport`.
     package init(transport: FlowTransportKind) {
-        self = transport == .tcp ? .stream : .datagram
+        self = transport.isStream ? .stream : .datagram
     }
 
     /// What goes into `FlowConfiguration.framers` for this framing.

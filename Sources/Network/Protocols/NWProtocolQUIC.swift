@@ -1,0 +1,181 @@
+import NetworkCore
+import NetworkSync
+
+/// QUIC (RFC 9000) with TLS 1.3 inside it: its definition, options and metadata. A connection
+/// made with QUIC parameters carries one bidirectional stream as its byte stream.
+public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
+
+    /// The definition identifying QUIC (named `quic`).
+    public static let definition: NWProtocolDefinition = NWProtocolDefinition(name: "quic")
+
+    /// QUIC settings for a connection: the application protocols (ALPN, which QUIC requires),
+    /// the TLS settings inside it, and the transport parameters this side announces. The
+    /// properties may be used from any thread.
+    public final class Options: NWProtocolOptions, @unchecked Sendable {
+        /// The kind of stream a connection made from these options opens.
+        public enum Direction: Equatable, Hashable, Sendable {
+            /// Both sides send on the stream.
+            case bidirectional
+            /// Only the side that opens the stream sends on it.
+            case unidirectional
+        }
+
+        private struct State {
+            var alpn: [String] = []
+            var direction = Direction.bidirectional
+            var settings = QUICSettings()
+            var isDatagram = false
+            var maxDatagramFrameSize = 0
+        }
+
+        private let state: Lock<State>
+
+        /// The TLS 1.3 settings inside QUIC (verify blocks, identities, server name), changed
+        /// with the `sec_protocol_options_*` functions as for ``NWProtocolTLS/Options``.
+        public let securityProtocolOptions: sec_protocol_options_t
+
+        /// Creates options with QUIC's defaults and no application protocol yet (set ``alpn``:
+        /// a handshake needs one).
+        public init() {
+            state = Lock(State())
+            securityProtocolOptions = sec_protocol_options_t()
+            super.init(definition: NWProtocolQUIC.definition)
+        }
+
+        /// Creates options offering the application protocols `alpn`, most preferred first.
+        public convenience init(alpn: [String]) {
+            self.init()
+            self.alpn = alpn
+        }
+
+        private init(copying state: State, security: sec_protocol_options_t) {
+            self.state = Lock(state)
+            securityProtocolOptions = security.copy()
+            super.init(definition: NWProtocolQUIC.definition)
+        }
+
+        /// The application protocols offered in the handshake (ALPN), most preferred first.
+        public var alpn: [String] {
+            get { state.withLock { $0.alpn } }
+            set { state.withLock { $0.alpn = newValue } }
+        }
+
+        /// The kind of stream a connection made from these options opens.
+        public var direction: Direction {
+            get { state.withLock { $0.direction } }
+            set { state.withLock { $0.direction = newValue } }
+        }
+
+        /// How long the connection may stay silent before it ends, in milliseconds (0: the
+        /// default of 30 seconds).
+        public var idleTimeout: Int {
+            get { state.withLock { Int($0.settings.idleTimeout.nanoseconds / 1_000_000) } }
+            set { state.withLock { $0.settings.idleTimeout = .milliseconds(Int64(newValue > 0 ? newValue : 30_000)) } }
+        }
+
+        /// The largest UDP payload this side sends, in bytes (0: QUIC's default; at least 1,200).
+        public var maxUDPPayloadSize: Int {
+            get { state.withLock { $0.settings.maxUDPPayloadSize } }
+            set { state.withLock { $0.settings.maxUDPPayloadSize = max(0, newValue) } }
+        }
+
+        /// How many bytes the peer may send on the whole connection before this side reads.
+        public var initialMaxData: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxData) } }
+            set { state.withLock { $0.settings.maxData = UInt64(max(0, newValue)) } }
+        }
+
+        /// How many bytes the peer may send on a bidirectional stream this side opened.
+        public var initialMaxStreamDataBidirectionalLocal: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxStreamDataBidirectionalLocal) } }
+            set { state.withLock { $0.settings.maxStreamDataBidirectionalLocal = UInt64(max(0, newValue)) } }
+        }
+
+        /// How many bytes the peer may send on a bidirectional stream it opened.
+        public var initialMaxStreamDataBidirectionalRemote: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxStreamDataBidirectionalRemote) } }
+            set { state.withLock { $0.settings.maxStreamDataBidirectionalRemote = UInt64(max(0, newValue)) } }
+        }
+
+        /// How many bytes the peer may send on a unidirectional stream.
+        public var initialMaxStreamDataUnidirectional: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxStreamDataUnidirectional) } }
+            set { state.withLock { $0.settings.maxStreamDataUnidirectional = UInt64(max(0, newValue)) } }
+        }
+
+        /// How many bidirectional streams the peer may open.
+        public var initialMaxStreamsBidirectional: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxBidirectionalStreams) } }
+            set { state.withLock { $0.settings.maxBidirectionalStreams = UInt64(max(0, newValue)) } }
+        }
+
+        /// How many unidirectional streams the peer may open.
+        public var initialMaxStreamsUnidirectional: Int {
+            get { state.withLock { Int(clamping: $0.settings.maxUnidirectionalStreams) } }
+            set { state.withLock { $0.settings.maxUnidirectionalStreams = UInt64(max(0, newValue)) } }
+        }
+
+        /// Whether these options describe the connection's datagram flow (RFC 9221) rather than
+        /// a stream. Datagram flows are not built yet: such a connection fails with
+        /// `EPROTONOSUPPORT`.
+        public var isDatagram: Bool {
+            get { state.withLock { $0.isDatagram } }
+            set { state.withLock { $0.isDatagram = newValue } }
+        }
+
+        /// The largest QUIC datagram frame this side accepts (0: none).
+        public var maxDatagramFrameSize: Int {
+            get { state.withLock { $0.maxDatagramFrameSize } }
+            set { state.withLock { $0.maxDatagramFrameSize = max(0, newValue) } }
+        }
+
+        /// The transport parameters, for the engine.
+        package var quicSettings: QUICSettings {
+            state.withLock { $0.settings }
+        }
+
+        /// An independent copy of these options.
+        package override func copyOptions() -> NWProtocolOptions {
+            Options(copying: state.withLock { $0 }, security: securityProtocolOptions)
+        }
+    }
+
+    /// An application's error code for a QUIC stream or connection, with an optional reason.
+    public struct ApplicationError: ExpressibleByIntegerLiteral, Sendable {
+        /// The code, from the application protocol's own space.
+        public let code: UInt64
+        /// A reason phrase, for people.
+        public let reason: String?
+
+        /// Creates an error with `code` and an optional `reason`.
+        public init(code: UInt64, reason: String? = nil) {
+            self.code = code
+            self.reason = reason
+        }
+
+        /// Creates an error with the code `value` and no reason.
+        public init(integerLiteral value: UInt64) {
+            self.init(code: value)
+        }
+    }
+
+    /// Facts about a QUIC connection and the stream a connection carries.
+    public final class Metadata: NWProtocolMetadata, @unchecked Sendable {
+        /// The negotiated TLS session, read with the `sec_protocol_metadata_*` functions.
+        public let securityProtocolMetadata: sec_protocol_metadata_t
+
+        /// The stream the connection carries (0 for a client's first bidirectional stream).
+        public let streamIdentifier: UInt64
+
+        /// The application protocol both sides agreed on.
+        public var negotiatedALPN: String? {
+            sec_protocol_metadata_get_negotiated_protocol(securityProtocolMetadata).map { String(cString: $0) }
+        }
+
+        package init(_ metadata: sec_protocol_metadata_t, streamIdentifier: UInt64) {
+            securityProtocolMetadata = metadata
+            self.streamIdentifier = streamIdentifier
+            super.init(definition: NWProtocolQUIC.definition)
+        }
+    }
+}

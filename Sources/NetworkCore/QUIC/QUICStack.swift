@@ -1,0 +1,24 @@
+import NIOCore
+
+/// Puts QUIC under a flow: the flow's stream is one bidirectional QUIC stream, carried by a
+/// `QUICDatagramHandler` in bridging mode on the connected UDP channel.
+enum QUICStack {
+    /// Adds the QUIC handler below the flow's handler and completes once the handshake and the
+    /// server's verification are done (the stream is then open).
+    static func startClient(
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings
+    ) -> EventLoopFuture<TLSSessionFacts> {
+        channel.eventLoop.assertInEventLoop()
+        let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
+        let handler = QUICDatagramHandler(bridgingOneStream: { local, remote, now throws(FlowError) in
+            try QUICConnectionBinding(
+                role: .client(serverName: hostName), settings: settings, limits: quic, local: local, remote: remote, now: now)
+        }, handshake: promise)
+        do {
+            try channel.pipeline.syncOperations.addStackHandler(handler)
+        } catch {
+            promise.fail(error)
+        }
+        return promise.futureResult
+    }
+}

@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import PeerSupport
+import Testing
+
+@testable import Network
+
+/// `NWConnection` over QUIC (`NWParameters.quic(alpn:)`, one bidirectional stream) against
+/// aioquic's server (`Tests/PeerScripts/quic_peer.py`) on loopback.
+@Suite("Connection.QUIC", .serialized)
+struct QUICConnectionTests {
+    /// QUIC parameters offering ALPN "echo" whose verify block trusts exactly `certificate`.
+    static func pinned(_ certificate: [UInt8]) -> NWParameters {
+        let options = NWProtocolQUIC.Options(alpn: ["echo"])
+        sec_protocol_options_set_verify_block(options.securityProtocolOptions, { _, trust, complete in
+            complete(trust.certificates.first?.derData == Data(certificate))
+        }, DispatchQueue(label: "verify"))
+        return NWParameters(quic: options)
+    }
+
+    static func connection(to server: AioquicServer, using parameters: NWParameters) -> NWConnection {
+        NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: UInt16(server.port))!, using: parameters)
+    }
+
+    /// Receives until the stream's end; the bytes, and whether the end came.
+    static func receiveToEnd(_ connection: NWConnection) async -> (Data, Bool) {
+        var collected = Data()
+        while true {
+            let (data, isComplete, error) = await withCheckedContinuation { continuation in
+                connection.receive(minimumIncompleteLength: 1, maximumLength: 1 << 20) { data, _, isComplete, error in
+                    continuation.resume(returning: (data, isComplete, error))
+                }
+            }
+            if let data { collected += data }
+            if isComplete { return (collected, true) }
+            if error != nil { return (collected, false) }
+        }
+    }
+
+    static func waitUntilCancelled(_ connection: NWConnection) async throws {
+        let cancelled = Recorder<Bool>()
+        connection.stateUpdateHandler = { if $0 == .cancelled { cancelled.append(true) } }
+        connection.cancel()
+        _ = try await cancelled.wait("cancelled") { !$0.isEmpty }
+    }
+
+    @Test("ready with ALPN on stream 0; bytes echoed; a final send ends the stream both ways; cancel closes the QUIC connection without an error")
+    func echo() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: Self.pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        let metadata = connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata
+        #expect(metadata?.negotiatedALPN == "echo")
+        #expect(metadata?.streamIdentifier == 0)
+        #expect(await TLSInteropTests.exchange(connection, "hello over quic") == "hello over quic")
+        connection.send(content: Data("bye".utf8), contentContext: .finalMessage, completion: .contentProcessed { _ in })
+        let (rest, ended) = await Self.receiveToEnd(connection)
+        #expect(String(decoding: rest, as: UTF8.self) == "bye")
+        #expect(ended, "the echo's FIN completes the receive side")
+        try await Self.waitUntilCancelled(connection)
+        try await server.process.waitForOutput(containing: "closed 0")
+    }
+
+    @Test("2 MiB sent in 64 KiB sends come back whole, each send completing")
+    func bulk() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: Self.pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        let chunk = 64 * 1024, count = 32
+        let completions = Recorder<Bool>()
+        for index in 0..<count {
+            let bytes = Data((0..<chunk).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+            connection.send(content: bytes, contentContext: index == count - 1 ? .finalMessage : .defaultMessage,
+                            completion: .contentProcessed { completions.append($0 == nil) })
+        }
+        let (echoed, ended) = await Self.receiveToEnd(connection)
+        #expect(ended)
+        #expect(echoed.count == chunk * count)
+        for index in 0..<count {
+            let slice = echoed[(index * chunk)..<((index + 1) * chunk)]
+            #expect(slice.elementsEqual((0..<chunk).map { UInt8(truncatingIfNeeded: $0 &+ index) }), "send \(index)")
+        }
+        let done = try await completions.wait(count: count, "every send's completion")
+        #expect(done.allSatisfy { $0 })
+        try await Self.waitUntilCancelled(connection)
+    }
+
+    @Test("by default the system trust store decides: a self-signed server fails the connection with errSSLXCertChainInvalid")
+    func untrusted() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: .quic(alpn: ["echo"]))
+        #expect(await TLSInteropTests.settle(connection) == .failed(.tls(-9807)))
+        connection.cancel()
+    }
+
+    @Test("the server closing the QUIC connection with an application error fails the connection with ECONNABORTED")
+    func serverCloses() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: Self.pinned(server.certificate))
+        let states = Recorder<NWConnection.State>()
+        connection.stateUpdateHandler = { states.append($0) }
+        connection.start(queue: DispatchQueue(label: "quic-client"))
+        _ = try await states.wait("ready") { $0.contains(.ready) }
+        connection.send(content: Data("close:5".utf8), completion: .contentProcessed { _ in })
+        let seen = try await states.wait("failed") { $0.contains { if case .failed = $0 { return true }; return false } }
+        #expect(seen.contains(.failed(.posix(.ECONNABORTED))), "\(seen)")
+        connection.cancel()
+    }
+
+    @Test("what is not built yet is refused with EPROTONOSUPPORT, not run as something else: datagram flows, unidirectional streams, protocols above QUIC, QUIC listeners")
+    func refusedForNow() async throws {
+        let datagram = NWConnection(host: "127.0.0.1", port: 9, using: .quicDatagram(alpn: ["echo"]))
+        #expect(await TLSInteropTests.settle(datagram) == .failed(.posix(.EPROTONOSUPPORT)))
+        datagram.cancel()
+        let options = NWProtocolQUIC.Options(alpn: ["echo"])
+        options.direction = .unidirectional
+        let unidirectional = NWConnection(host: "127.0.0.1", port: 9, using: NWParameters(quic: options))
+        #expect(await TLSInteropTests.settle(unidirectional) == .failed(.posix(.EPROTONOSUPPORT)))
+        unidirectional.cancel()
+        let framed = NWParameters.quic(alpn: ["echo"])
+        framed.defaultProtocolStack.applicationProtocols.insert(NWProtocolTLS.Options(), at: 0)
+        let above = NWConnection(host: "127.0.0.1", port: 9, using: framed)
+        #expect(await TLSInteropTests.settle(above) == .failed(.posix(.EPROTONOSUPPORT)))
+        above.cancel()
+        let listener = try NWListener(using: .quic(alpn: ["echo"]))
+        let failed = Recorder<NWListener.State>()
+        listener.stateUpdateHandler = { failed.append($0) }
+        listener.newConnectionHandler = { $0.cancel() }
+        listener.start(queue: DispatchQueue(label: "quic-listener"))
+        let states = try await failed.wait("failed") { $0.contains { if case .failed = $0 { return true }; return false } }
+        #expect(states.contains(.failed(.posix(.EPROTONOSUPPORT))))
+        listener.cancel()
+    }
+
+    @Test("QUIC options keep their settings, copy independently, and show up in the stack")
+    func options() {
+        let options = NWProtocolQUIC.Options(alpn: ["h3", "echo"])
+        options.idleTimeout = 5_000
+        options.initialMaxData = 123_456
+        options.initialMaxStreamsBidirectional = 7
+        let parameters = NWParameters(quic: options)
+        let copy = parameters.copy()
+        let copied = copy.defaultProtocolStack.transportProtocol as? NWProtocolQUIC.Options
+        #expect(copied?.alpn == ["h3", "echo"])
+        #expect(copied?.idleTimeout == 5_000)
+        #expect(copied?.initialMaxData == 123_456)
+        copied?.initialMaxData = 1
+        #expect(options.initialMaxData == 123_456, "a copy is independent")
+        #expect(copied?.initialMaxStreamsBidirectional == 7)
+        #expect(NWProtocolQUIC.ApplicationError(integerLiteral: 9).code == 9)
+        #expect(NWParameters.quic(alpn: ["x"]).defaultProtocolStack.transportProtocol is NWProtocolQUIC.Options)
+    }
+}

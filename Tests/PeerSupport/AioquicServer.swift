@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// aioquic 1.7.2 serving `Tests/PeerScripts/quic_peer.py` on 127.0.0.1 (ALPN "echo"; what it does
+/// with each stream is described in the script) with a fresh self-signed certificate for
+/// localhost and 127.0.0.1. Nil, with a failure under CI, when aioquic or openssl is missing.
+public struct AioquicServer: Sendable {
+    public let process: PeerProcess
+    public let port: Int
+    /// The server's certificate (DER), for tests that pin it.
+    public let certificate: [UInt8]
+    let directory: URL
+
+    public static func start(retry: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AioquicServer? {
+        guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2", sourceLocation: sourceLocation),
+            let openssl = PeerProcess.executable("openssl", package: "openssl", sourceLocation: sourceLocation)
+        else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwquic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
+        let made = try ShortTool.run(openssl, [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", key, "-out", cert,
+        ])
+        try #require(made.status == 0, "openssl req: \(made.output)", sourceLocation: sourceLocation)
+        let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
+        try #require(der.status == 0, "openssl x509: \(der.output)", sourceLocation: sourceLocation)
+        let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
+        let process = try PeerProcess(python, [script, "127.0.0.1", "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : []))
+        try await process.waitForOutput(containing: "listening ", timeout: 20)
+        let output = String(decoding: process.standardOutput, as: UTF8.self)
+        let port = output.split(whereSeparator: \.isNewline).compactMap { line -> Int? in
+            line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil
+        }.first
+        return AioquicServer(
+            process: process, port: try #require(port, sourceLocation: sourceLocation),
+            certificate: Array(try Data(contentsOf: URL(fileURLWithPath: cert + ".der"))), directory: directory)
+    }
+
+    /// Stops the server and removes its certificate.
+    public func stop() {
+        process.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
