@@ -58,7 +58,7 @@ struct Connect: ParsableCommand {
             guard WebSocketMessages.url(webSocketURL) != nil else {
                 throw ValidationError("'\(webSocketURL)' is not a ws:// or wss:// URL with a host")
             }
-            if options.udp || tlsOptions.dtls { throw ValidationError("--ws runs over TCP (or TLS), not UDP") }
+            if options.udp || tlsOptions.dtls || tlsOptions.quic { throw ValidationError("--ws runs over TCP (or TLS), not UDP or QUIC") }
         } else {
             guard let host, !host.isEmpty, let port else { throw ValidationError("connect needs HOST PORT, or --ws URL") }
             guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
@@ -66,7 +66,7 @@ struct Connect: ParsableCommand {
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         try transportSecurity.validate(udp: options.udp, listening: false)
         if ipv4 && ipv6 { throw ValidationError("--ipv4 and --ipv6 exclude each other") }
-        try establishmentOptions.validate(udp: options.udp || tlsOptions.dtls)
+        try establishmentOptions.validate(udp: options.udp || tlsOptions.dtls || tlsOptions.quic)
     }
 
     /// The TLS options, with TLS on for a wss:// URL (which never goes out in plaintext).

@@ -11,8 +11,11 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "Run DTLS over UDP (same verification and options as --tls; implies --udp).")
     var dtls = false
 
-    /// TLS or DTLS is on.
-    var secured: Bool { tls || dtls }
+    @Flag(help: "connect: QUIC (TLS 1.3 inside, one bidirectional stream; needs --alpn; same verification options as --tls).")
+    var quic = false
+
+    /// TLS, DTLS or QUIC is on.
+    var secured: Bool { tls || dtls || quic }
 
     @Option(name: .customLong("alpn"), help: "Offer this ALPN protocol (repeatable).")
     var applicationProtocols: [String] = []
@@ -31,8 +34,13 @@ struct TLSOptions: ParsableArguments {
 
     func validate(udp: Bool, listening: Bool) throws {
         let anyTLS = !applicationProtocols.isEmpty || insecure || cert != nil || key != nil || pin != nil
-        if anyTLS && !secured { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls or --dtls") }
-        if tls && dtls { throw ValidationError("--tls (over TCP) and --dtls (over UDP) exclude each other") }
+        if anyTLS && !secured { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls, --dtls or --quic") }
+        if [tls, dtls, quic].filter({ $0 }).count > 1 { throw ValidationError("--tls, --dtls and --quic exclude each other") }
+        if quic {
+            if listening { throw ValidationError("listen --quic is not built yet (docs/quic.md)") }
+            if udp { throw ValidationError("--quic runs over UDP by itself; leave out --udp") }
+            if applicationProtocols.isEmpty { throw ValidationError("--quic needs an application protocol: --alpn NAME") }
+        }
         if let pin, pin.count != 64 || !pin.allSatisfy(\.isHexDigit) {
             throw ValidationError("--pin takes the 64 hex digits of a SHA-256")
         }
@@ -43,14 +51,17 @@ struct TLSOptions: ParsableArguments {
         if listening && insecure { throw ValidationError("--insecure applies to connect only") }
     }
 
-    /// The parameters for this command line: TCP, TLS over TCP, UDP or DTLS over UDP. A TLS or
+    /// The parameters for this command line: TCP, TLS over TCP, UDP, DTLS over UDP or QUIC. A TLS or
     /// DTLS listener without `--cert`/`--key` gets a self-signed identity (see
     /// ``localIdentity(listening:)``).
     func parameters(udp: Bool, listening: Bool = false) throws -> NWParameters {
         guard secured else { return udp ? .udp : .tcp }
         let options = NWProtocolTLS.Options()
-        let security = options.securityProtocolOptions
-        for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }
+        let quicOptions = NWProtocolQUIC.Options(alpn: applicationProtocols)
+        let security = quic ? quicOptions.securityProtocolOptions : options.securityProtocolOptions
+        if !quic {
+            for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }
+        }
         if insecure { sec_protocol_options_set_peer_authentication_required(security, false) }
         if let pin = pin?.lowercased() {
             sec_protocol_options_set_verify_block(security, { _, trust, complete in
@@ -60,6 +71,7 @@ struct TLSOptions: ParsableArguments {
         if let identity = try localIdentity(listening: listening) {
             sec_protocol_options_set_local_identity(security, identity)
         }
+        if quic { return NWParameters(quic: quicOptions) }
         return dtls ? NWParameters(dtls: options) : NWParameters(tls: options)
     }
 

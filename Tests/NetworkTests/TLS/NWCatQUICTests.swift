@@ -1,0 +1,42 @@
+import Foundation
+import PeerSupport
+import Testing
+
+/// `nwcat connect --quic` against aioquic's echo server (`Tests/PeerScripts/quic_peer.py`).
+@Suite("TLS.NWCatQUIC", .serialized)
+struct NWCatQUICTests {
+    @Test("nwcat connect --quic --alpn echo --pin exchanges a line with aioquic and ends with the stream")
+    func pinnedConnect() async throws {
+        guard let nwcat = builtNWCat(), let openssl = PeerProcess.executable("openssl"),
+            let server = try await AioquicServer.start()
+        else { return }
+        defer { server.stop() }
+        let digest = try await ToolProcess.run(openssl, ["dgst", "-sha256", "-hex"], input: Data(server.certificate))
+        let pin = try #require(digest.output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = try await ToolProcess.run(
+            nwcat, ["connect", "--quic", "--alpn", "echo", "--pin", pin, "localhost", "\(server.port)"],
+            input: Data("hello over quic\n".utf8))
+        #expect(result.status == 0, "stderr: \(result.error)")
+        #expect(result.output == "hello over quic\n")
+        // Without the pin the system trust store refuses the self-signed server.
+        let refused = try await ToolProcess.run(
+            nwcat, ["connect", "--quic", "--alpn", "echo", "localhost", "\(server.port)"], input: Data("x\n".utf8))
+        #expect(refused.status != 0)
+        #expect(refused.output.isEmpty)
+    }
+
+    @Test("nwcat refuses --quic without --alpn, with --udp or --tls, and on listen")
+    func refusals() async throws {
+        guard let nwcat = builtNWCat() else { return }
+        for arguments in [
+            ["connect", "--quic", "localhost", "4433"],
+            ["connect", "--quic", "--alpn", "h3", "--udp", "localhost", "4433"],
+            ["connect", "--quic", "--tls", "--alpn", "h3", "localhost", "4433"],
+            ["listen", "0", "--quic", "--alpn", "h3"],
+        ] {
+            let result = try await ToolProcess.run(nwcat, arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.error.contains("quic"), "\(arguments): \(result.error)")
+        }
+    }
+}
