@@ -26,6 +26,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case txtRecord = "txt-record"
     /// An mDNS datagram from the link, through the responder's and querier's value types.
     case mdnsInput = "mdns-input"
+    /// What a QUIC server sends a client: its datagrams into ngtcp2 and GnuTLS.
+    case quicInput = "quic-input"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -43,6 +45,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .webSocketFrames: WebSocketFramesFuzzBody.run(bytes)
         case .txtRecord: TXTRecordFuzzBody.run(bytes)
         case .mdnsInput: MDNSInputFuzzBody.run(bytes)
+        case .quicInput: QUICInputFuzzBody.run(bytes)
         }
     }
 

@@ -12,18 +12,18 @@ import NetworkDNS
 /// binding; `QUICDatagramHandler` owns it on a channel). It knows no socket: datagrams come in
 /// through `receive(_:from:now:)`, the packets to send are collected by `writePackets(now:)`,
 /// and what happened is read from `takeEvents()`. Confined to one thread (its event loop).
-final class QUICConnectionBinding {
-    enum Role: Equatable {
+package final class QUICConnectionBinding {
+    package enum Role: Equatable {
         case client(serverName: String?)
     }
 
-    enum Phase: Equatable {
+    package enum Phase: Equatable {
         case handshaking, verifying, established, closed
     }
 
     let role: Role
     let settings: FlowTLSConfiguration
-    private(set) var phase = Phase.handshaking
+    package private(set) var phase = Phase.handshaking
     private let credentials: GnuTLSCredentials
     private var connection: OpaquePointer?
     private var session: gnutls_session_t?
@@ -46,9 +46,12 @@ final class QUICConnectionBinding {
     /// once they are written, so one connection cannot hold its loop).
     static let packetsPerWrite = 64
 
-    init(
+    /// `connectionIDs` replaces the random ones of the first Initial (the fuzz target replays
+    /// captured server packets, which only decrypt for the IDs they were captured with).
+    package init(
         role: Role, settings: FlowTLSConfiguration, limits: QUICSettings = QUICSettings(),
-        local: SocketAddress, remote: SocketAddress, now: UInt64
+        local: SocketAddress, remote: SocketAddress, now: UInt64,
+        connectionIDs: (destination: [UInt8], source: [UInt8])? = nil
     ) throws(FlowError) {
         self.role = role
         self.settings = settings
@@ -63,7 +66,7 @@ final class QUICConnectionBinding {
             return Unmanaged<QUICConnectionBinding>.fromOpaque(owner).takeUnretainedValue().connection
         }, user_data: Unmanaged.passUnretained(self).toOpaque()))
         try makeSession()
-        try makeConnection(limits: limits, now: now)
+        try makeConnection(limits: limits, now: now, connectionIDs: connectionIDs)
     }
 
     deinit {
@@ -110,7 +113,9 @@ final class QUICConnectionBinding {
         if status != 0 { throw FlowError.posix(EPROTO) }
     }
 
-    private func makeConnection(limits: QUICSettings, now: UInt64) throws(FlowError) {
+    private func makeConnection(
+        limits: QUICSettings, now: UInt64, connectionIDs: (destination: [UInt8], source: [UInt8])?
+    ) throws(FlowError) {
         var callbacks = ngtcp2_callbacks()
         callbacks.client_initial = ngtcp2_crypto_client_initial_cb
         callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
@@ -173,9 +178,15 @@ final class QUICConnectionBinding {
         var destination = ngtcp2_cid(), source = ngtcp2_cid()
         destination.datalen = Int(NGTCP2_MIN_INITIAL_DCIDLEN)
         source.datalen = 8
-        guard Self.randomize(&destination.data, count: destination.datalen),
-            Self.randomize(&source.data, count: source.datalen)
-        else { throw FlowError.posix(EIO) }
+        if let connectionIDs {
+            guard Self.copy(connectionIDs.destination, into: &destination), Self.copy(connectionIDs.source, into: &source),
+                destination.datalen >= Int(NGTCP2_MIN_INITIAL_DCIDLEN)
+            else { throw FlowError.posix(EINVAL) }
+        } else {
+            guard Self.randomize(&destination.data, count: destination.datalen),
+                Self.randomize(&source.data, count: source.datalen)
+            else { throw FlowError.posix(EIO) }
+        }
 
         var settings = ngtcp2_settings()
         cngtcp2_settings_default(&settings)
@@ -211,6 +222,13 @@ final class QUICConnectionBinding {
         withUnsafeMutableBytes(of: &storage) { bytes in
             count <= bytes.count && gnutls_rnd(GNUTLS_RND_RANDOM, bytes.baseAddress, count) == 0
         }
+    }
+
+    private static func copy(_ bytes: [UInt8], into identifier: inout ngtcp2_cid) -> Bool {
+        guard bytes.count <= Int(NGTCP2_MAX_CIDLEN) else { return false }
+        withUnsafeMutableBytes(of: &identifier.data) { $0.copyBytes(from: bytes) }
+        identifier.datalen = bytes.count
+        return true
     }
 
     private func currentPath() -> ngtcp2_path {
@@ -275,7 +293,7 @@ final class QUICConnectionBinding {
     }
 
     /// Everything that happened since the last call, in order.
-    func takeEvents() -> [QUICEvent] {
+    package func takeEvents() -> [QUICEvent] {
         defer { events.removeAll(keepingCapacity: true) }
         return events
     }
@@ -285,7 +303,7 @@ final class QUICConnectionBinding {
     /// Hands a datagram from `source` to ngtcp2. Garbage is dropped by ngtcp2 itself; a
     /// datagram that ends the connection (the peer closed it, or broke the protocol) shows as
     /// `.closed`.
-    func receive(_ datagram: ByteBuffer, from source: SocketAddress, now: UInt64) {
+    package func receive(_ datagram: ByteBuffer, from source: SocketAddress, now: UInt64) {
         guard let connection, phase != .closed else { return }
         remoteLength = Self.store(source, in: remoteAddress)
         var path = currentPath()
@@ -377,7 +395,7 @@ final class QUICConnectionBinding {
     /// retransmissions), at most `packetsPerWrite`; take them with `takePackets()`. True when
     /// it stopped at that limit with more to write.
     @discardableResult
-    func writePackets(now: UInt64) -> Bool {
+    package func writePackets(now: UInt64) -> Bool {
         guard let connection, phase != .closed else { return false }
         let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
         var blocked: Set<Int64> = []
@@ -440,7 +458,7 @@ final class QUICConnectionBinding {
     }
 
     /// The packets made since the last call, in order.
-    func takePackets() -> [ByteBuffer] {
+    package func takePackets() -> [ByteBuffer] {
         defer { packets.removeAll(keepingCapacity: true) }
         return packets
     }
@@ -448,7 +466,7 @@ final class QUICConnectionBinding {
     // MARK: - Timers and the end
 
     /// When `handleExpiry(now:)` must run next (ngtcp2's clock, nanoseconds); nil when never.
-    var expiry: UInt64? {
+    package var expiry: UInt64? {
         guard let connection, phase != .closed else { return nil }
         let next = ngtcp2_conn_get_expiry(connection)
         return next == UInt64.max ? nil : next
@@ -456,7 +474,7 @@ final class QUICConnectionBinding {
 
     /// Runs ngtcp2's timers (loss detection, acknowledgement delay, idle and handshake
     /// timeouts), then makes the packets they call for.
-    func handleExpiry(now: UInt64) {
+    package func handleExpiry(now: UInt64) {
         guard let connection, phase != .closed else { return }
         let status = ngtcp2_conn_handle_expiry(connection, now)
         if status == NGTCP2_ERR_IDLE_CLOSE || status == NGTCP2_ERR_HANDSHAKE_TIMEOUT {

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// What a QUIC connection (`QUICConnectionBinding`) tells its owner, in the order it happened.
-enum QUICEvent {
+package enum QUICEvent {
     /// The handshake is done and the peer verified: streams carry data both ways now.
     case established(TLSSessionFacts)
     /// The handshake is done and the settings' verify block must judge the peer's chain;
