@@ -104,9 +104,7 @@ package final class QUICConnectionBinding {
         }
         // QUIC requires ALPN: a handshake without an agreed protocol fails.
         try GnuTLSSessionQueries.setApplicationProtocols(settings.applicationProtocols, on: session, mandatory: true)
-        if case .client(let serverName?) = role, SocketAddress(literal: serverName, port: 0) == nil {
-            try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
-        }
+        try GnuTLSSessionQueries.setServerName(serverName, on: session)
     }
 
     private static func checkGlue(_ status: Int32) throws(FlowError) {
@@ -242,36 +240,28 @@ package final class QUICConnectionBinding {
 
     private func handshakeCompleted() -> Int32 {
         let chain = GnuTLSSessionQueries.peerCertificates(session)
-        if settings.peerAuthenticationRequired == false {
+        switch GnuTLSSessionQueries.checkPeer(session, chain: chain, settings: settings, isClient: true, serverName: serverName) {
+        case .trusted:
             established(chain)
-            return 0
-        }
-        if settings.verify != nil {
+        case .askVerifyBlock:
             phase = .verifying
             events.append(.verificationNeeded(chain: chain))
-            return 0
-        }
-        var status: UInt32 = 0
-        let checked: Int32
-        if case .client(let serverName?) = role {
-            checked = gnutls_certificate_verify_peers3(session, serverName, &status)
-        } else {
-            checked = gnutls_certificate_verify_peers3(session, nil, &status)
-        }
-        if checked < 0 || chain.isEmpty || status != 0 {
-            NetworkLog.quic.debug("peer certificate refused (GnuTLS status 0x\(String(status, radix: 16)), \(chain.count) certificates)")
-            let code = chain.isEmpty || checked < 0 ? TLSStatus.certificateChainInvalid : GnuTLSErrors.statusForVerification(status)
-            callbackFailure = (.tls(code), QUICErrors.badCertificate)
+        case .refused(let status, let detail):
+            NetworkLog.quic.debug("peer certificate refused: \(detail)")
+            callbackFailure = (.tls(status), QUICErrors.badCertificate)
             return NGTCP2_ERR_CALLBACK_FAILURE
         }
-        established(chain)
         return 0
+    }
+
+    /// The name the peer's certificate must carry (the client's server name).
+    private var serverName: String? {
+        guard case .client(let name) = role else { return nil }
+        return name
     }
 
     private func established(_ chain: [[UInt8]]) {
         phase = .established
-        var serverName: String?
-        if case .client(let name) = role { serverName = name }
         events.append(.established(GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)))
     }
 
@@ -368,11 +358,6 @@ package final class QUICConnectionBinding {
     /// gone).
     func sentOffset(on stream: Int64) -> UInt64 {
         outboxes[stream]?.sentOffset ?? .max
-    }
-
-    /// Bytes of `stream` still held: queued, or sent and not yet acknowledged.
-    func heldBytes(on stream: Int64) -> UInt64 {
-        outboxes[stream]?.heldBytes ?? 0
     }
 
     /// The owner took `count` received bytes of `stream`: the peer may send that much more.

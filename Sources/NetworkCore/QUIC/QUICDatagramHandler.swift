@@ -9,8 +9,9 @@ import NIOCore
 /// must not wait for the application). Everything runs on the channel's loop.
 ///
 /// Two uses: with `onEvent`, the owner sees the binding's events and calls the operations
-/// (`openStream`, `send`, …) itself; with `bridgingOneStream`, the handler carries one
-/// bidirectional stream for the flow handler above it as a byte stream (`QUICStreamBridge`):
+/// (`openStream`, `send`, `consumed`, `verified`, `close`) itself; with `bridgingOneStream`,
+/// the handler carries one bidirectional stream for the flow handler above it as a byte
+/// stream (`QUICStreamBridge`):
 /// `ByteBuffer` reads and writes, `ChannelEvent.inputClosed` at the peer's FIN, `close(mode:
 /// .output)` for this side's FIN, and `handshake` completed once the peer is verified.
 final class QUICDatagramHandler: ChannelDuplexHandler {
@@ -180,12 +181,6 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         drive()
     }
 
-    /// Resets a stream with an application error.
-    func reset(_ stream: Int64, applicationError: UInt64) {
-        binding?.reset(stream, applicationError: applicationError)
-        drive()
-    }
-
     /// The settings' verify block answered.
     func verified(_ trusted: Bool) {
         binding?.verified(trusted, now: Self.now())
@@ -210,7 +205,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         while true {
             capped = binding.writePackets(now: Self.now())
             flushPackets(context)
-            completeWrites(context)
+            completeWrites()
             let events = binding.takeEvents()
             if events.isEmpty { break }
             for event in events { handle(event, context) }
@@ -285,7 +280,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     private func deliverToFlow(_ context: ChannelHandlerContext) {
-        guard var delivery = bridge?.deliver() else { return }
+        guard let delivery = bridge?.deliver() else { return }
         if !delivery.reads.isEmpty {
             let stream = bridge?.stream ?? -1
             var count = 0
@@ -296,14 +291,13 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             // The flow took them: the peer may send as much again.
             binding?.consumed(count, on: stream)
             context.fireChannelReadComplete()
-            delivery.reads = []
         }
         if delivery.inputEnded {
             context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         }
     }
 
-    private func completeWrites(_ context: ChannelHandlerContext) {
+    private func completeWrites() {
         guard let stream = bridge?.stream, let binding else { return }
         for promise in bridge?.sent(upTo: binding.sentOffset(on: stream)) ?? [] { promise?.succeed() }
     }

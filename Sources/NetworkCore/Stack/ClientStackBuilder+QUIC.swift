@@ -8,19 +8,14 @@ extension ClientStackBuilder {
     func connectQUIC(
         _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
     ) -> EventLoopFuture<Channel> {
-        guard let tls = configuration.tls else {
-            // (The facade always gives QUIC its TLS settings.)
-            return eventLoop.makeFailedFuture(FlowError.posix(EPROTONOSUPPORT))
-        }
+        // QUIC without its TLS settings would be plain UDP: never (the facade always sets them).
+        guard configuration.tls != nil else { return eventLoop.makeFailedFuture(FlowError.posix(EPROTONOSUPPORT)) }
         let bootstrap = datagramBootstrap(attempt, options: options) { channel, flow in
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
         }
         let quic = configuration.quic
-        let hostName = tls.serverName ?? configuration.target.hostName
-        return bindAndConnect(bootstrap, attempt: attempt, local: local).flatMap { channel in
-            handshake(tls, hostName: hostName, on: channel, attempt: attempt) { channel, settings, hostName in
-                QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic)
-            }.map { channel }
+        return secured(bindAndConnect(bootstrap, attempt: attempt, local: local), attempt: attempt) { channel, settings, hostName in
+            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic)
         }
     }
 }

@@ -20,7 +20,7 @@ struct ClientStackBuilder: Sendable {
     /// The flow the channel handler reports to. Strong (a weak reference would cost the flow a
     /// side table for its whole life): the builder lives in the establishment run, which the
     /// flow lets go of when the run ends.
-    let flow: Flow?
+    private let flow: Flow?
     /// The proxy this route goes through, if any.
     let proxy: ProxyDescription?
     /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN); never
@@ -339,10 +339,11 @@ struct ClientStackBuilder: Sendable {
         }
     }
 
-    /// The security step of an attempt (TLS over TCP, DTLS over UDP), when the flow has one:
-    /// the challenge block is asked for a client identity, `start` runs the handshake on the
-    /// connected channel, and its facts go to the attempt. A failed handshake closes the socket.
-    private func secured(
+    /// The security step of an attempt (TLS over TCP, DTLS over UDP, QUIC's handshake), when the
+    /// flow has one: the challenge block is asked for a client identity, `start` runs the
+    /// handshake on the connected channel, and its facts go to the attempt. A failed handshake
+    /// closes the socket.
+    func secured(
         _ connected: EventLoopFuture<Channel>, attempt: ConnectionAttempt,
         start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
     ) -> EventLoopFuture<Channel> {
@@ -356,7 +357,7 @@ struct ClientStackBuilder: Sendable {
     /// One TLS handshake of an attempt (over TCP, or above a framer that prepended it): the
     /// challenge block first, then `start`; its facts go to the attempt, and a failure closes the
     /// socket.
-    func handshake(
+    private func handshake(
         _ tls: FlowTLSConfiguration, hostName: String?, on channel: Channel, attempt: ConnectionAttempt,
         start: @escaping @Sendable (Channel, FlowTLSConfiguration, String?) -> EventLoopFuture<TLSSessionFacts>
     ) -> EventLoopFuture<Void> {

@@ -7,39 +7,18 @@ import NetworkDNS
 extension GnuTLSSession {
     func verifyPeer() {
         let chain = peerCertificates()
-        let isClient = role != .server
-        let authenticatesPeer = isClient
-            ? settings.peerAuthenticationRequired != false
-            : settings.peerAuthenticationRequired == true
-        // A PSK session authenticates both sides with the key; there is no certificate.
-        let usedPSK = chain.isEmpty && !settings.preSharedKeys.isEmpty
-        if !authenticatesPeer || usedPSK {
+        switch GnuTLSSessionQueries.checkPeer(session, chain: chain, settings: settings, isClient: role != .server, serverName: serverName) {
+        case .trusted:
             finishHandshake(.success(sessionFacts(chain)))
-            return
-        }
-        if let verify = settings.verify {
+        case .askVerifyBlock:
             let loop = eventLoop
-            verify(chain) { [weak self] trusted in
+            settings.verify?(chain) { [weak self] trusted in
                 guard let self else { return }
                 loop.execute { self.verified(trusted, chain: chain) }
             }
-            return
-        }
-        var status: UInt32 = 0
-        let checked: Int32
-        if case .client(let serverName) = role, let serverName {
-            checked = gnutls_certificate_verify_peers3(session, serverName, &status)
-        } else {
-            checked = gnutls_certificate_verify_peers3(session, nil, &status)
-        }
-        if checked < 0 || chain.isEmpty {
-            NetworkLog.tls.debug("peer not verified: \(chain.isEmpty ? "no certificate presented" : "verification error \(checked)")")
-            reject(TLSStatus.certificateChainInvalid)
-        } else if status != 0 {
-            NetworkLog.tls.debug("peer certificate refused: GnuTLS verification status 0x\(String(status, radix: 16))")
-            reject(GnuTLSErrors.statusForVerification(status))
-        } else {
-            finishHandshake(.success(sessionFacts(chain)))
+        case .refused(let status, let detail):
+            NetworkLog.tls.debug("peer certificate refused: \(detail)")
+            reject(status)
         }
     }
 
@@ -65,8 +44,12 @@ extension GnuTLSSession {
     }
 
     func sessionFacts(_ chain: [[UInt8]]) -> TLSSessionFacts {
-        var serverName: String?
-        if case .client(let name) = role { serverName = name }
-        return GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)
+        GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)
+    }
+
+    /// The name a client checks the server's certificate for (nil on a server).
+    var serverName: String? {
+        guard case .client(let name) = role else { return nil }
+        return name
     }
 }

@@ -121,9 +121,7 @@ final class GnuTLSSession: @unchecked Sendable {
         }
         switch role {
         case .client(let serverName):
-            if let serverName, SocketAddress(literal: serverName, port: 0) == nil {
-                try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
-            }
+            try GnuTLSSessionQueries.setServerName(serverName, on: session)
         case .server:
             if settings.peerAuthenticationRequired == true {
                 gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE)

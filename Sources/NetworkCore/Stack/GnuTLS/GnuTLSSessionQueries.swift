@@ -1,4 +1,5 @@
 import CGnuTLS
+import NIOCore
 
 /// What any GnuTLS session (DTLS, TLS over a stream, or the TLS inside QUIC) is asked after its
 /// handshake, and the ALPN list it is given before: plain functions of the session handle, so
@@ -9,6 +10,42 @@ enum GnuTLSSessionQueries {
         var count: UInt32 = 0
         guard let list = gnutls_certificate_get_peers(session, &count) else { return [] }
         return (0..<Int(count)).map { GnuTLSCall.bytes(list[$0]) }
+    }
+
+    /// What checking the peer after a handshake concluded.
+    enum PeerVerdict: Equatable {
+        case trusted
+        /// The settings' verify block decides (asynchronously).
+        case askVerifyBlock
+        /// Refused with this TLS status; `detail` says why, for the debug log.
+        case refused(Int32, detail: String)
+    }
+
+    /// Checks the peer of a finished handshake the way the settings ask: not at all (peer
+    /// authentication off, or a PSK session, which the key authenticates), by the verify
+    /// block, or against the system trust store and `serverName`.
+    static func checkPeer(
+        _ session: gnutls_session_t?, chain: [[UInt8]], settings: FlowTLSConfiguration, isClient: Bool, serverName: String?
+    ) -> PeerVerdict {
+        let authenticatesPeer = isClient
+            ? settings.peerAuthenticationRequired != false
+            : settings.peerAuthenticationRequired == true
+        // A PSK session authenticates both sides with the key; there is no certificate.
+        let usedPSK = chain.isEmpty && !settings.preSharedKeys.isEmpty
+        if !authenticatesPeer || usedPSK { return .trusted }
+        if settings.verify != nil { return .askVerifyBlock }
+        var status: UInt32 = 0
+        let checked = gnutls_certificate_verify_peers3(session, serverName, &status)
+        if checked < 0 || chain.isEmpty {
+            return .refused(
+                TLSStatus.certificateChainInvalid,
+                detail: chain.isEmpty ? "no certificate presented" : "verification error \(checked)")
+        }
+        if status != 0 {
+            return .refused(
+                GnuTLSErrors.statusForVerification(status), detail: "GnuTLS verification status 0x\(String(status, radix: 16))")
+        }
+        return .trusted
     }
 
     /// What the handshake settled: application protocol, version, suite, and the peer's chain.
@@ -50,6 +87,13 @@ enum GnuTLSSessionQueries {
             index += 1
         }
         return nil
+    }
+
+    /// Sends `serverName` as SNI, unless there is none or it is an address literal (SNI names
+    /// hosts only).
+    static func setServerName(_ serverName: String?, on session: gnutls_session_t?) throws(FlowError) {
+        guard let serverName, SocketAddress(literal: serverName, port: 0) == nil else { return }
+        try GnuTLSCall.check(gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count))
     }
 
     /// Offers `protocols` by ALPN; `mandatory` makes the handshake fail when the peer picks none
