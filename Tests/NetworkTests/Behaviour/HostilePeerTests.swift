@@ -162,9 +162,11 @@ struct HostilePeerTests {
         // 8,192 peers at most (DatagramPeerLimits), each a connection of about 1.5 KiB in nwcat
         // (measured: +12 MiB; without the bound, every one of the 100,000 stayed).
         // Under AddressSanitizer the nwcat child is instrumented too: its 64 MiB quarantine of
-        // freed blocks, shadow memory and per-allocation redzones come on top (measured: 220 MiB).
+        // freed blocks, shadow memory and per-allocation redzones come on top (measured 220 and
+        // 259 MiB in two CI runs, about 32 KiB per kept peer). The bound still tells a bounded
+        // table from an unbounded one, which would keep all 100,000 peers: about 3 GiB there.
         let underASan = ProcessInfo.processInfo.environment["NETWORK_TEST_SANITIZER"] == "address"
-        let bound = underASan ? 256 * 1_048_576 : SanitizerSlowdown.residentBytes(32 * 1_048_576)
+        let bound = underASan ? 400 * 1_048_576 : SanitizerSlowdown.residentBytes(32 * 1_048_576)
         #expect(growth < bound, "grew by \(growth) bytes")
 
         // Once the flood's peers have been idle for 10 s, a real client takes a slot.
