@@ -11,7 +11,7 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "Run DTLS over UDP (same verification and options as --tls; implies --udp).")
     var dtls = false
 
-    @Flag(help: "connect: QUIC (TLS 1.3 inside, one bidirectional stream; needs --alpn; same verification options as --tls).")
+    @Flag(help: "QUIC (TLS 1.3 inside; needs --alpn). connect: one bidirectional stream, verified as --tls; listen: each stream a client opens is a connection.")
     var quic = false
 
     /// TLS, DTLS or QUIC is on.
@@ -37,7 +37,6 @@ struct TLSOptions: ParsableArguments {
         if anyTLS && !secured { throw ValidationError("--alpn, --insecure, --pin, --cert and --key need --tls, --dtls or --quic") }
         if [tls, dtls, quic].filter({ $0 }).count > 1 { throw ValidationError("--tls, --dtls and --quic exclude each other") }
         if quic {
-            if listening { throw ValidationError("listen --quic is not built yet (docs/quic.md)") }
             if udp { throw ValidationError("--quic runs over UDP by itself; leave out --udp") }
             if applicationProtocols.isEmpty { throw ValidationError("--quic needs an application protocol: --alpn NAME") }
         }

@@ -91,6 +91,33 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         }
     }
 
+    /// The connection that stands for a QUIC connection group: the QUIC connection itself,
+    /// carrying no stream of its own (its streams are connections made from the group).
+    init(multiplexedTo endpoint: NWEndpoint, using parameters: NWParameters) {
+        self.endpoint = endpoint
+        self.keptParameters = parameters
+        var configuration = Self.flowConfiguration(endpoint, parameters)
+        configuration.quic.multiplexed = true
+        self.flow = Flow(configuration: configuration)
+        self.batcher = flow.deliveryBatcher
+    }
+
+    /// A connection for a new stream of the group that `groupFlow` stands for, with the
+    /// group's `parameters` (whose transport options `options` replace, when given).
+    init(streamOf groupFlow: Flow, endpoint: NWEndpoint, parameters: NWParameters, options: NWProtocolOptions?) {
+        self.endpoint = endpoint
+        let parameters = parameters.copy()
+        if let options { parameters.defaultProtocolStack.transportProtocol = options }
+        self.keptParameters = parameters
+        var configuration = Self.flowConfiguration(endpoint, parameters)
+        if configuration.unsupported == nil, configuration.transport != .quic {
+            // A stream of a QUIC connection is QUIC, whatever other options say.
+            configuration.unsupported = .posix(EPROTONOSUPPORT)
+        }
+        self.flow = groupFlow.makeQUICStreamFlow(configuration: configuration)
+        self.batcher = flow.deliveryBatcher
+    }
+
     /// Wraps a flow a listener accepted.
     init(accepted flow: Flow, endpoint: NWEndpoint, parameters: NWParameters) {
         self.endpoint = endpoint
@@ -346,8 +373,10 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
         case NWProtocolQUIC.definition:
             guard flow.transportKind == .quic, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
-            // A QUIC connection carries the client's first bidirectional stream, number 0.
-            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: 0)
+            // A group's stream has its own number; a QUIC connection outside a group carries the
+            // client's first bidirectional stream, number 0.
+            let stream = shared.withLock { $0.readyFacts?.quicStream } ?? 0
+            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: UInt64(stream))
         case NWProtocolWebSocket.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.webSocketHandshake else { return nil }
             return NWProtocolWebSocket.Metadata(handshake: facts)

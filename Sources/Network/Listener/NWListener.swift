@@ -28,6 +28,7 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
         var state: State = .setup
         var stateUpdateHandler: (@Sendable (State) -> Void)?
         var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
+        var newConnectionGroupHandler: (@Sendable (NWConnectionGroup) -> Void)?
         var serviceRegistrationUpdateHandler: (@Sendable (ServiceRegistrationChange) -> Void)?
         var service: Service?
         /// The engine's token for the service being advertised, while it is.
@@ -88,9 +89,15 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     /// Binds and starts accepting; callbacks run on `queue`. Later calls are ignored.
     public final func start(queue: DispatchQueue) {
         guard startDelivery(queue: queue) else { return }
+        // (A QUIC listener with a group handler at start hands over whole connections.)
+        var groups: (@Sendable (Flow, FlowAddress?) -> Void)?
+        if shared.withLock({ $0.newConnectionGroupHandler != nil }) {
+            groups = { [self] flow, remote in self.acceptedGroup(flow, remote: remote) }
+        }
         engine.startAccepting(
             stateHandler: { [self] state in self.engineStateChanged(state) },
-            newConnectionHandler: { [self] flow, remote in self.accepted(flow, remote: remote) }
+            newConnectionHandler: { [self] flow, remote in self.accepted(flow, remote: remote) },
+            newGroupHandler: groups
         )
     }
 
@@ -115,6 +122,15 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     @preconcurrency public final var newConnectionHandler: (@Sendable (NWConnection) -> Void)? {
         get { shared.withLock { $0.newConnectionHandler } }
         set { shared.withLock { $0.newConnectionHandler = newValue } }
+    }
+
+    /// QUIC listeners: called with each QUIC connection a client makes, as a group in `setup`
+    /// (start it; the streams the client opens reach its ``NWConnectionGroup/newConnectionHandler``).
+    /// Set it before ``start(queue:)``: a listener started with it hands over whole connections,
+    /// one started without it hands each stream to ``newConnectionHandler``.
+    @preconcurrency public final var newConnectionGroupHandler: (@Sendable (NWConnectionGroup) -> Void)? {
+        get { shared.withLock { $0.newConnectionGroupHandler } }
+        set { shared.withLock { $0.newConnectionGroupHandler = newValue } }
     }
 
     /// How many more connections the listener accepts; each accepted connection takes one.
@@ -165,19 +181,21 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
                 self.shared.withLock {
                     $0.stateUpdateHandler = nil
                     $0.newConnectionHandler = nil
+                    $0.newConnectionGroupHandler = nil
                     $0.serviceRegistrationUpdateHandler = nil
                 }
             }
         }
     }
 
+    /// The endpoint of an inbound peer (the unspecified one when the engine has none).
+    private static func endpoint(_ address: FlowAddress?) -> NWEndpoint {
+        address.flatMap { NWEndpoint($0) } ?? .hostPort(host: .ipv4(.any), port: .any)
+    }
+
     private func accepted(_ flow: Flow, remote address: FlowAddress?) {
-        var remote = NWEndpoint.hostPort(host: .ipv4(.any), port: .any)
-        if let address, let endpoint = NWEndpoint(address) {
-            remote = endpoint
-        }
         // Inbound connections share the listener's parameters object (its snapshot is already taken).
-        let connection = NWConnection(accepted: flow, endpoint: remote, parameters: parameters)
+        let connection = NWConnection(accepted: flow, endpoint: Self.endpoint(address), parameters: parameters)
         deliver { [self] in
             guard let handler = self.shared.withLock({ $0.newConnectionHandler }) else {
                 // Nobody takes it: close it rather than leak it.
@@ -185,6 +203,18 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
                 return
             }
             handler(connection)
+        }
+    }
+
+    /// A QUIC connection a client made, as a group whose streams are connections.
+    private func acceptedGroup(_ flow: Flow, remote address: FlowAddress?) {
+        let group = NWConnectionGroup(accepted: flow, endpoint: Self.endpoint(address), parameters: parameters)
+        deliver { [self] in
+            guard let handler = self.shared.withLock({ $0.newConnectionGroupHandler }) else {
+                group.cancel()
+                return
+            }
+            handler(group)
         }
     }
 

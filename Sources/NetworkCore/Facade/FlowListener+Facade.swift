@@ -2,9 +2,19 @@
 extension FlowListener {
     /// Binds and starts accepting, as `start(stateHandler:newFlowHandler:)`, with each new flow's
     /// peer as a `FlowAddress`.
+    /// With `newGroupHandler`, a QUIC listener hands over each connection as a group's flow
+    /// (see `Flow.takeQUICPeerStreams`) instead of each stream as a flow.
     package func startAccepting(
-        stateHandler: @escaping StateHandler, newConnectionHandler: @escaping @Sendable (Flow, FlowAddress?) -> Void
+        stateHandler: @escaping StateHandler, newConnectionHandler: @escaping @Sendable (Flow, FlowAddress?) -> Void,
+        newGroupHandler: (@Sendable (Flow, FlowAddress?) -> Void)? = nil
     ) {
-        start(stateHandler: stateHandler) { flow, remote in newConnectionHandler(flow, remote.map(FlowAddress.init)) }
+        var groups: NewFlowHandler?
+        if let newGroupHandler {
+            groups = { @Sendable flow, remote in newGroupHandler(flow, remote.map(FlowAddress.init)) }
+        }
+        start(
+            stateHandler: stateHandler,
+            newFlowHandler: { flow, remote in newConnectionHandler(flow, remote.map(FlowAddress.init)) },
+            newQUICGroupHandler: groups)
     }
 }

@@ -16,11 +16,15 @@ package struct FlowReadyFacts: Sendable {
         self.init(local: local, remote: remote, session: tlsSession.map { StackSessionBox(tls: $0) })
     }
 
-    init(local: SocketAddress?, remote: SocketAddress?, session: StackSessionBox?) {
+    init(local: SocketAddress?, remote: SocketAddress?, session: StackSessionBox?, quicStream: Int64? = nil) {
         self.local = local
         self.remote = remote
         self.session = session
+        self.quicStream = quicStream
     }
+
+    /// The QUIC stream the flow carries, when it is one of a connection group's.
+    package let quicStream: Int64?
 
     /// The negotiated TLS session, if the stack has TLS.
     package var tlsSession: TLSSessionFacts? { session?.tls }

@@ -26,6 +26,10 @@ extension Flow {
             establishSharedDatagramPeer()
             return
         }
+        if let parent = setup?.configuration.quicStreamParent {
+            establishQUICStream(of: parent)
+            return
+        }
         guard let configuration = setup?.configuration else {
             // Only outbound flows get here, and they keep their setup until ready.
             perform(machine.establishmentFailed(.posix(EINVAL), fatal: true))

@@ -151,8 +151,8 @@ package final class Flow: @unchecked Sendable {
         self.sendPath.fragmentationDisabled = fragmentationDisabled
     }
 
-    private init(accepted channel: Channel, framed: Bool) {
-        self.transportKind = .tcp
+    private init(accepted channel: Channel, framed: Bool, transport: FlowTransportKind) {
+        self.transportKind = transport
         self.isFramed = framed
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: framed ? .datagram : .stream)
@@ -164,10 +164,10 @@ package final class Flow: @unchecked Sendable {
     /// whatever NIO reads before the user starts the connection (data, a FIN) is kept for it.
     package static func adopting(
         accepted channel: Channel, configuration: FlowConfiguration, tls: (NIOSSLContext, FlowTLSConfiguration)? = nil,
-        gnuTLS: FlowTLSConfiguration? = nil
+        gnuTLS: FlowTLSConfiguration? = nil, transport: FlowTransportKind = .tcp
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
-        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages)
+        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages, transport: transport)
         if configuration.framers.first?.tlsAbove != nil { flow.carryStreamAboveFramers() }
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {

@@ -67,6 +67,9 @@ package struct FlowConfiguration: Sendable {
     package var udp = UDPSocketSettings()
     /// QUIC's transport parameters (`transport == .quic`).
     package var quic = QUICSettings()
+    /// A stream flow of a QUIC connection group: the group's flow, whose connection opens the
+    /// stream when this flow starts (instead of an establishment of its own).
+    package var quicStreamParent: Flow?
     package var ip = IPSocketSettings()
     package var trafficClass: TrafficClass = .bestEffort
     /// `requiredLocalEndpoint`.

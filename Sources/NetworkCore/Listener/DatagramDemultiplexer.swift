@@ -1,15 +1,26 @@
 import NIOCore
 
-/// Sits in a datagram listener's pipeline and routes each datagram to its peer's flow.
+/// Sits in a datagram listener's pipeline and routes each datagram to its peer's flow, or, on a
+/// QUIC listener, to `FlowListener.receivedQUICDatagram` (clients' first Initials, and what
+/// arrives for a connection still being set up).
 final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private weak var listener: FlowListener?
+    private let isQUIC: Bool
 
-    init(listener: FlowListener) { self.listener = listener }
+    init(listener: FlowListener, quic: Bool = false) {
+        self.listener = listener
+        self.isQUIC = quic
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        listener?.receivedDatagram(Self.unwrapInboundIn(data), channel: context.channel)
+        let envelope = Self.unwrapInboundIn(data)
+        if isQUIC {
+            listener?.receivedQUICDatagram(envelope, listening: context.channel)
+        } else {
+            listener?.receivedDatagram(envelope, channel: context.channel)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

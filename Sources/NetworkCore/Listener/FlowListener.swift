@@ -38,10 +38,15 @@ package final class FlowListener: @unchecked Sendable {
     var channel: Channel?
     var stateHandler: StateHandler?
     var newFlowHandler: NewFlowHandler?
+    /// A QUIC listener's taker of whole connections (as group flows), when the user takes them.
+    var newQUICGroupHandler: NewFlowHandler?
     /// A datagram listener's peers (`DatagramPeerTable` bounds them).
     lazy var peers = DatagramPeerTable<Flow>(
         limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
         activity: { $0.report.sentBytes &+ $0.report.receivedBytes })
+    /// A QUIC listener's connections by client address, from the client's first Initial until
+    /// their own socket closes.
+    var quicConnections: [SocketAddress: QUICServerConnection] = [:]
     /// The TLS server context, made once per listener (loading keys and trust is costly).
     var tlsContext: NIOSSLContext?
     /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
@@ -69,7 +74,9 @@ package final class FlowListener: @unchecked Sendable {
         }
     }
 
-    package func start(stateHandler: @escaping StateHandler, newFlowHandler: @escaping NewFlowHandler) {
+    package func start(
+        stateHandler: @escaping StateHandler, newFlowHandler: @escaping NewFlowHandler, newQUICGroupHandler: NewFlowHandler? = nil
+    ) {
         eventLoop.execute {
             guard self.state == .setup else { return }
             NetworkLog.listener.debug(
@@ -79,6 +86,7 @@ package final class FlowListener: @unchecked Sendable {
                 ]) { a, _ in a })
             self.stateHandler = stateHandler
             self.newFlowHandler = newFlowHandler
+            self.newQUICGroupHandler = newQUICGroupHandler
             self.bind()
         }
     }
@@ -163,8 +171,8 @@ package final class FlowListener: @unchecked Sendable {
             report(.failed(unsupported))
             return
         }
-        // QUIC listeners are not built yet (docs/quic.md).
-        guard configuration.transport != .quic else {
+        // QUIC without its TLS settings would be plain UDP: never (the facade always sets them).
+        if configuration.transport == .quic && configuration.child.tls == nil {
             report(.failed(.posix(EPROTONOSUPPORT)))
             return
         }
@@ -178,7 +186,10 @@ package final class FlowListener: @unchecked Sendable {
         if configuration.acceptLocalOnly { localNetworks = InterfaceTable.current() }
         if let tls = configuration.child.tls {
             do {
-                if configuration.transport == .udp {
+                if configuration.transport == .quic {
+                    // QUIC: a GnuTLS session per connection; check the settings can make one now.
+                    _ = try GnuTLSCredentials.shared(tls, server: true, stream: true)
+                } else if configuration.transport == .udp {
                     // DTLS: sessions are made per peer; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true)
                     dtlsCookies = try DTLSCookies()
@@ -232,12 +243,13 @@ package final class FlowListener: @unchecked Sendable {
                 future = bootstrap.bind(to: address)
             }
         case .udp, .quic:
+            let isQUIC = configuration.transport == .quic
             let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
                 .applying(options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self))
+                    try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }
             future = bootstrap.bind(to: address)

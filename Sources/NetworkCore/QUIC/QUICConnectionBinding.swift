@@ -15,6 +15,14 @@ import NetworkDNS
 package final class QUICConnectionBinding {
     package enum Role: Equatable {
         case client(serverName: String?)
+        /// The server side of a connection whose client's first Initial was sent to
+        /// `originalDestination` from `clientSource` (its connection IDs).
+        case server(originalDestination: [UInt8], clientSource: [UInt8])
+
+        var isClient: Bool {
+            if case .client = self { return true }
+            return false
+        }
     }
 
     package enum Phase: Equatable {
@@ -55,7 +63,7 @@ package final class QUICConnectionBinding {
     ) throws(FlowError) {
         self.role = role
         self.settings = settings
-        credentials = try GnuTLSCredentials.shared(settings, server: false, stream: true)
+        credentials = try GnuTLSCredentials.shared(settings, server: !role.isClient, stream: true)
         reference = .allocate(capacity: 1)
         localAddress = .allocate(capacity: 1)
         remoteAddress = .allocate(capacity: 1)
@@ -93,11 +101,16 @@ package final class QUICConnectionBinding {
 
     private func makeSession() throws(FlowError) {
         var created: gnutls_session_t?
-        let flags = GNUTLS_CLIENT.rawValue | GNUTLS_ENABLE_EARLY_DATA.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
+        // (No 0-RTT on the server side yet: it would need GnuTLS's anti-replay state.)
+        let flags = role.isClient
+            ? GNUTLS_CLIENT.rawValue | GNUTLS_ENABLE_EARLY_DATA.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
+            : GNUTLS_SERVER.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
         try GnuTLSCall.check(gnutls_init(&created, flags))
         session = created
         try GnuTLSCall.check(gnutls_priority_set_direct(session, Self.priority, nil))
-        try Self.checkGlue(ngtcp2_crypto_gnutls_configure_client_session(session))
+        try Self.checkGlue(
+            role.isClient
+                ? ngtcp2_crypto_gnutls_configure_client_session(session) : ngtcp2_crypto_gnutls_configure_server_session(session))
         gnutls_session_set_ptr(session, UnsafeMutableRawPointer(reference))
         if let certificates = credentials.certificates {
             try GnuTLSCall.check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificates)))
@@ -115,12 +128,16 @@ package final class QUICConnectionBinding {
         limits: QUICSettings, now: UInt64, connectionIDs: (destination: [UInt8], source: [UInt8])?
     ) throws(FlowError) {
         var callbacks = ngtcp2_callbacks()
-        callbacks.client_initial = ngtcp2_crypto_client_initial_cb
+        if role.isClient {
+            callbacks.client_initial = ngtcp2_crypto_client_initial_cb
+            callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb
+        } else {
+            callbacks.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb
+        }
         callbacks.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb
         callbacks.encrypt = ngtcp2_crypto_encrypt_cb
         callbacks.decrypt = ngtcp2_crypto_decrypt_cb
         callbacks.hp_mask = ngtcp2_crypto_hp_mask_cb
-        callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb
         callbacks.update_key = ngtcp2_crypto_update_key_cb
         callbacks.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb
         callbacks.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb
@@ -176,7 +193,14 @@ package final class QUICConnectionBinding {
         var destination = ngtcp2_cid(), source = ngtcp2_cid()
         destination.datalen = Int(NGTCP2_MIN_INITIAL_DCIDLEN)
         source.datalen = 8
-        if let connectionIDs {
+        var originalDestination = ngtcp2_cid()
+        if case .server(let original, let clientSource) = role {
+            // Packets go to the client's ID; the original one goes back in the transport
+            // parameters, so the client knows no one tampered with its first Initial.
+            guard Self.copy(clientSource, into: &destination), Self.copy(original, into: &originalDestination),
+                Self.randomize(&source.data, count: source.datalen)
+            else { throw FlowError.posix(EINVAL) }
+        } else if let connectionIDs {
             guard Self.copy(connectionIDs.destination, into: &destination), Self.copy(connectionIDs.source, into: &source),
                 destination.datalen >= Int(NGTCP2_MIN_INITIAL_DCIDLEN)
             else { throw FlowError.posix(EINVAL) }
@@ -203,9 +227,16 @@ package final class QUICConnectionBinding {
 
         var path = currentPath()
         var created: OpaquePointer?
-        let status = cngtcp2_conn_client_new(
-            &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters,
-            Unmanaged.passUnretained(self).toOpaque())
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        let status: Int32
+        if role.isClient {
+            status = cngtcp2_conn_client_new(
+                &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters, owner)
+        } else {
+            parameters.original_dcid = originalDestination
+            status = cngtcp2_conn_server_new(
+                &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters, owner)
+        }
         guard status == 0, let created else { throw QUICErrors.local(status) }
         connection = created
         ngtcp2_conn_set_tls_native_handle(created, UnsafeMutableRawPointer(session))
@@ -240,7 +271,8 @@ package final class QUICConnectionBinding {
 
     private func handshakeCompleted() -> Int32 {
         let chain = GnuTLSSessionQueries.peerCertificates(session)
-        switch GnuTLSSessionQueries.checkPeer(session, chain: chain, settings: settings, isClient: true, serverName: serverName) {
+        switch GnuTLSSessionQueries.checkPeer(
+            session, chain: chain, settings: settings, isClient: role.isClient, serverName: serverName) {
         case .trusted:
             established(chain)
         case .askVerifyBlock:
@@ -351,7 +383,22 @@ package final class QUICConnectionBinding {
 
     private func isPeerStream(_ stream: Int64) -> Bool {
         // Bit 0 of a stream id says who opened it: 0 the client, 1 the server.
-        stream & 0x1 == 1
+        stream & 0x1 == (role.isClient ? 1 : 0)
+    }
+
+    /// The connection IDs of a datagram that may start a connection (a client's Initial that
+    /// ngtcp2 accepts), nil for anything else.
+    package static func initialConnectionIDs(_ datagram: ByteBuffer) -> (destination: [UInt8], source: [UInt8])? {
+        datagram.withUnsafeReadableBytes { bytes -> (destination: [UInt8], source: [UInt8])? in
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+            var header = ngtcp2_pkt_hd()
+            guard ngtcp2_accept(&header, base, bytes.count) == 0 else { return nil }
+            return (Self.bytes(of: header.dcid), Self.bytes(of: header.scid))
+        }
+    }
+
+    private static func bytes(of identifier: ngtcp2_cid) -> [UInt8] {
+        withUnsafeBytes(of: identifier.data) { Array($0.prefix(min(identifier.datalen, Int(NGTCP2_MAX_CIDLEN)))) }
     }
 
     /// How far into `stream` ngtcp2 has taken the queued bytes (everything, once the stream is
@@ -372,6 +419,13 @@ package final class QUICConnectionBinding {
         guard let connection else { return }
         outboxes[stream]?.discard()
         _ = ngtcp2_conn_shutdown_stream(connection, stream, applicationError)
+    }
+
+    /// Asks the peer to stop sending on `stream` (STOP_SENDING with an application error code);
+    /// what still arrives is dropped.
+    func stopReading(_ stream: Int64, applicationError: UInt64) {
+        guard let connection else { return }
+        _ = ngtcp2_conn_shutdown_stream_read(connection, stream, applicationError)
     }
 
     // MARK: - Output

@@ -37,6 +37,10 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private var bridge: QUICStreamBridge?
     private var handshake: EventLoopPromise<TLSSessionFacts>?
     private var closePromise: EventLoopPromise<Void>?
+    /// A connection group's streams, when this handler carries one (event mode).
+    var multiplexer: QUICStreamMultiplexer?
+    /// Called after each pass that wrote packets, so an owner can complete its writes.
+    var afterEachPass: (() -> Void)?
 
     /// The owner handles the events.
     init(binding makeBinding: @escaping BindingFactory, onEvent: @escaping (QUICEvent) -> Void) {
@@ -162,6 +166,40 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     // MARK: - Operations (event mode, on the loop)
 
+    /// The UDP channel, while the handler is in its pipeline.
+    var channel: Channel? { context?.channel }
+
+    /// Queues bytes on a stream (and its end with `fin`) without writing yet: the owner calls
+    /// `driveNow()` when its writes are flushed.
+    func queue(_ bytes: ByteBuffer, on stream: Int64, fin: Bool) -> Bool {
+        binding?.send(bytes, on: stream, fin: fin) ?? false
+    }
+
+    /// A datagram of this connection that reached another socket (a QUIC listener's, before
+    /// this connection's own socket existed).
+    func receiveForwarded(_ datagram: ByteBuffer, from source: SocketAddress) {
+        binding?.receive(datagram, from: source, now: Self.now())
+        drive()
+    }
+
+    /// Tells the flow above (a connection group's) that the connection ended with `error`.
+    func failFlowAbove(_ error: FlowError) {
+        context?.fireErrorCaught(error)
+    }
+
+    /// Writes what can go now.
+    func driveNow() {
+        drive()
+    }
+
+    /// Runs the settings' verify block on the peer's chain, off the loop; its answer comes back
+    /// to the loop (`verified`).
+    func askVerifyBlock(_ chain: [[UInt8]]) {
+        guard let verify = binding?.settings.verify, let loop = context?.eventLoop else { return }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        verify(chain) { trusted in loop.execute { bound.value.verified(trusted) } }
+    }
+
     /// Opens a stream; nil until the handshake is done or while the peer's limit is reached.
     func openStream(bidirectional: Bool = true) -> Int64? {
         binding?.openStream(bidirectional: bidirectional)
@@ -206,6 +244,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             capped = binding.writePackets(now: Self.now())
             flushPackets(context)
             completeWrites()
+            afterEachPass?()
             let events = binding.takeEvents()
             if events.isEmpty { break }
             for event in events { handle(event, context) }
@@ -256,11 +295,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             handshake?.succeed(facts)
             handshake = nil
         case .verificationNeeded(let chain):
-            // The settings' verify block runs off the loop; its answer comes back to it.
-            guard let verify = binding?.settings.verify else { return }
-            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let loop = context.eventLoop
-            verify(chain) { trusted in loop.execute { bound.value.verified(trusted) } }
+            askVerifyBlock(chain)
         case .streamData(let stream, let bytes, let isFinal):
             if bridge?.received(bytes, on: stream, isFinal: isFinal) == true {
                 deliverToFlow(context)

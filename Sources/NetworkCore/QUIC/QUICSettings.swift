@@ -12,6 +12,10 @@ package struct QUICSettings: Sendable, Equatable {
     package var maxUnidirectionalStreams: UInt64 = 100
     /// The largest UDP payload this side sends and accepts; 0 for ngtcp2's default.
     package var maxUDPPayloadSize: Int = 0
+    /// The connection belongs to a connection group: the flow stands for the connection and
+    /// its streams are flows of their own (`QUICStreamMultiplexer`), instead of the flow
+    /// carrying one stream.
+    package var multiplexed = false
 
     package init() {}
 }

@@ -5,15 +5,22 @@ import NIOCore
 enum QUICStack {
     /// Adds the QUIC handler below the flow's handler and completes once the handshake and the
     /// server's verification are done (the stream is then open).
+    /// With `quic.multiplexed`, the flow stands for the connection instead: streams are opened
+    /// through `QUICStreamMultiplexer`, and each one the peer opens gets a flow from
+    /// `adoptPeerStream`.
     static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings,
+        adoptPeerStream: @escaping QUICStreamMultiplexer.PeerStreamAdopter
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
-        let handler = QUICDatagramHandler(bridgingOneStream: { local, remote, now throws(FlowError) in
+        let binding: QUICDatagramHandler.BindingFactory = { local, remote, now throws(FlowError) in
             try QUICConnectionBinding(
                 role: .client(serverName: hostName), settings: settings, limits: quic, local: local, remote: remote, now: now)
-        }, handshake: promise)
+        }
+        let handler = quic.multiplexed
+            ? QUICStreamMultiplexer(handshake: promise, adoptPeerStream: adoptPeerStream).makeHandler(binding: binding)
+            : QUICDatagramHandler(bridgingOneStream: binding, handshake: promise)
         do {
             try channel.pipeline.syncOperations.addStackHandler(handler)
         } catch {

@@ -26,6 +26,9 @@ struct QUICStreamBridge {
         var inputEnded = false
     }
 
+    /// The peer ended the stream (its FIN arrived), whether or not the flow has read to it.
+    var inputFinished: Bool { inputEnded }
+
     mutating func opened(_ stream: Int64) {
         self.stream = stream
     }

@@ -14,8 +14,12 @@ extension ClientStackBuilder {
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
         }
         let quic = configuration.quic
+        // A group's streams that the peer opens are flows with the group's configuration.
+        let streamConfiguration = configuration
         return secured(bindAndConnect(bootstrap, attempt: attempt, local: local), attempt: attempt) { channel, settings, hostName in
-            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic)
+            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic) { stream in
+                try Flow.adopting(accepted: stream, configuration: streamConfiguration, transport: .quic)
+            }
         }
     }
 }

@@ -1,0 +1,16 @@
+extension NWConnectionGroup {
+    /// Where a group is in its life. A multiplex group follows its connection: `ready` once the
+    /// handshake is done, `failed` when the connection ends with an error, `cancelled` last.
+    public enum State: Equatable, Sendable {
+        /// Created, not started (or started and still connecting).
+        case setup
+        /// It cannot go on yet for this reason, and tries again when the network changes.
+        case waiting(NWError)
+        /// Streams may be opened and received.
+        case ready
+        /// It ended with this error.
+        case failed(NWError)
+        /// It was cancelled; nothing follows.
+        case cancelled
+    }
+}

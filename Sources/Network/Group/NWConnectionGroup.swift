@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import NetworkCore
+import NetworkSync
+
+/// A set of connections that belong together. With an ``NWMultiplexGroup`` and QUIC
+/// parameters it is one QUIC connection to one peer whose streams are ``NWConnection``s: open one
+/// with ``NWConnection/init(from:to:using:)`` (or ``extract(connectionTo:using:)``), and receive
+/// those the peer opens in ``newConnectionHandler``. Cancelling the group closes the connection.
+///
+/// Multicast groups (`NWMulticastGroup`) and QUIC datagrams through ``send(content:to:message:completion:)``
+/// are not built yet (docs/quic.md).
+public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked Sendable {
+    /// What the group was made of.
+    public final let descriptor: any NWGroupDescriptor
+    /// The parameters given at creation.
+    public final let parameters: NWParameters
+    /// The connection that stands for the whole group (a QUIC connection without a stream of
+    /// its own), nil for descriptors not built yet.
+    private let connection: NWConnection?
+    private let shared = Lock(Shared())
+
+    private struct Shared {
+        var state: State = .setup
+        var stateUpdateHandler: (@Sendable (State) -> Void)?
+        var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
+        var receiveHandler: (@Sendable (Message, Data?, Bool) -> Void)?
+        var queue: DispatchQueue?
+    }
+
+    /// Creates a group; nothing happens until ``start(queue:)``.
+    public init(with descriptor: any NWGroupDescriptor, using parameters: NWParameters) {
+        self.descriptor = descriptor
+        self.parameters = parameters
+        if let multiplex = descriptor as? NWMultiplexGroup,
+            parameters.defaultProtocolStack.transportProtocol is NWProtocolQUIC.Options
+        {
+            connection = NWConnection(multiplexedTo: multiplex.endpoint, using: parameters)
+        } else {
+            connection = nil
+        }
+    }
+
+    /// A QUIC connection a listener accepted, standing for the group of its streams.
+    init(accepted flow: Flow, endpoint: NWEndpoint, parameters: NWParameters) {
+        self.descriptor = NWMultiplexGroup(to: endpoint)
+        self.parameters = parameters
+        self.connection = NWConnection(accepted: flow, endpoint: endpoint, parameters: parameters)
+    }
+
+    /// A description for logs.
+    public var debugDescription: String {
+        "NWConnectionGroup(\(descriptor.members.map(\.debugDescription).joined(separator: ", ")))"
+    }
+
+    // MARK: - Life cycle
+
+    /// Starts the group; its callbacks run on `queue`. Later calls are ignored.
+    public final func start(queue: DispatchQueue) {
+        let first = shared.withLock { shared -> Bool in
+            guard shared.queue == nil else { return false }
+            shared.queue = queue
+            return true
+        }
+        guard first else { return }
+        guard let connection else {
+            // Multicast groups, and groups over other protocols, are not built yet.
+            changeState(to: .failed(.posix(.EPROTONOSUPPORT)), on: queue)
+            return
+        }
+        connection.stateUpdateHandler = { [self] state in
+            switch state {
+            case .setup, .preparing: break
+            case .waiting(let error): changeState(to: .waiting(error), on: queue)
+            case .ready:
+                takePeerStreams(of: connection, queue: queue)
+                changeState(to: .ready, on: queue)
+            case .failed(let error): changeState(to: .failed(error), on: queue)
+            case .cancelled: changeState(to: .cancelled, on: queue)
+            }
+        }
+        connection.start(queue: queue)
+    }
+
+    /// The queue given to ``start(queue:)``, nil before.
+    public final var queue: DispatchQueue? { shared.withLock { $0.queue } }
+
+    /// Ends the group: the connection closes, and its streams with it; ``State/cancelled``
+    /// comes last.
+    public final func cancel() {
+        if let connection {
+            connection.cancel()
+        } else if let queue {
+            changeState(to: .cancelled, on: queue)
+        } else {
+            shared.withLock { $0.state = .cancelled }
+        }
+    }
+
+    /// The group's current state.
+    public final var state: State { shared.withLock { $0.state } }
+
+    /// Called on the queue with every state change.
+    @preconcurrency
+    public final var stateUpdateHandler: (@Sendable (State) -> Void)? {
+        get { shared.withLock { $0.stateUpdateHandler } }
+        set { shared.withLock { $0.stateUpdateHandler = newValue } }
+    }
+
+    /// Called on the queue with each stream the peer opens, as a connection to start; a stream
+    /// that comes while no handler is set is reset.
+    @preconcurrency
+    public final var newConnectionHandler: (@Sendable (NWConnection) -> Void)? {
+        get { shared.withLock { $0.newConnectionHandler } }
+        set { shared.withLock { $0.newConnectionHandler = newValue } }
+    }
+
+    private func changeState(to state: State, on queue: DispatchQueue) {
+        shared.withLock { $0.state = state }
+        // The connection's states arrive on the queue already; others are sent there.
+        queue.async { [self] in
+            let handler = shared.withLock { $0.stateUpdateHandler }
+            handler?(state)
+            if state == .cancelled {
+                // Nothing follows: the handlers and what they captured go.
+                shared.withLock { shared in
+                    shared.stateUpdateHandler = nil
+                    shared.newConnectionHandler = nil
+                    shared.receiveHandler = nil
+                }
+            }
+        }
+    }
+
+    private func takePeerStreams(of connection: NWConnection, queue: DispatchQueue) {
+        let endpoint = connection.endpoint
+        let parameters = self.parameters
+        connection.flow.takeQUICPeerStreams { [weak self] flow in
+            let group = self
+            let stream = NWConnection(accepted: flow, endpoint: endpoint, parameters: parameters)
+            queue.async {
+                guard let handler = group?.shared.withLock({ $0.newConnectionHandler }) else {
+                    stream.forceCancel()
+                    return
+                }
+                handler(stream)
+            }
+        }
+    }
+
+    // MARK: - Streams
+
+    /// A connection for a new stream of the group (its options replace the QUIC options of the
+    /// group's parameters when given); start it to open the stream. Nil for groups that cannot
+    /// make one.
+    public final func extract(connectionTo endpoint: NWEndpoint? = nil, using options: NWProtocolOptions? = nil) -> NWConnection? {
+        NWConnection(from: self, to: endpoint, using: options)
+    }
+
+    /// Gives an extracted connection back to the group. Streams of a multiplex group are not
+    /// taken back: always false.
+    public final func reinsert(connection: NWConnection) -> Bool {
+        false
+    }
+
+    /// The engine flow that stands for the group, for its streams.
+    var multiplexFlow: Flow? { connection?.flow }
+
+    /// The metadata of one protocol of the group's connection (QUIC, TLS), nil for others.
+    public final func metadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
+        connection?.metadata(definition: definition)
+    }
+
+    // MARK: - Messages
+
+    /// Sets the handler of the group's messages. QUIC datagrams and multicast are not built
+    /// yet, so no message arrives for now.
+    @preconcurrency
+    public final func setReceiveHandler(
+        maximumMessageSize: Int = Int.max, rejectOversizedMessages: Bool = true,
+        handler: (@Sendable (Message, Data?, Bool) -> Void)?
+    ) {
+        shared.withLock { $0.receiveHandler = handler }
+    }
+
+    /// Sends a message to the group, or to one member. Neither QUIC datagrams nor multicast are
+    /// built yet: the completion gets `EPROTONOSUPPORT`.
+    @preconcurrency
+    public final func send(
+        content: Data?, to endpoint: NWEndpoint? = nil, message: Message = .default,
+        completion: @escaping @Sendable (NWError?) -> Void
+    ) {
+        let error = NWError.posix(.EPROTONOSUPPORT)
+        if let queue { queue.async { completion(error) } } else { completion(error) }
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+
+/// A QUIC connection group's flows: the group's own flow stands for the connection (its
+/// configuration has `quic.multiplexed`), and each stream is a flow of its own, on a
+/// `QUICStreamChannel`.
+extension Flow {
+    /// Hands each stream the peer opens, as a flow ready to start, to `taker` on the loop (those
+    /// that came before first). Call once this group flow is ready.
+    package func takeQUICPeerStreams(_ taker: @escaping @Sendable (Flow) -> Void) {
+        eventLoop.execute {
+            self.quicMultiplexerOnLoop()?.takePeerStreams(taker)
+        }
+    }
+
+    /// A flow for a new bidirectional stream of this group flow's connection, opened when the
+    /// returned flow is started (once the peer allows another stream, if it must wait).
+    package func makeQUICStreamFlow(configuration: FlowConfiguration) -> Flow {
+        var configuration = configuration
+        configuration.transport = .quic
+        configuration.quicStreamParent = self
+        return Flow(configuration: configuration, eventLoop: eventLoop)
+    }
+
+    /// The stream this flow carries, when it is one of a connection group's; on the loop.
+    var quicStreamIDOnLoop: Int64? {
+        (transport.channel as? QUICStreamChannel)?.streamID
+    }
+
+    private func quicMultiplexerOnLoop() -> QUICStreamMultiplexer? {
+        guard case .owned(let channel) = transport else { return nil }
+        return (try? channel.pipeline.syncOperations.handler(type: QUICDatagramHandler.self))?.multiplexer
+    }
+
+    /// `establish()` for a stream of a group: the group's connection opens it.
+    func establishQUICStream(of parent: Flow) {
+        guard let multiplexer = parent.quicMultiplexerOnLoop() else {
+            // The group is not ready, or no longer.
+            perform(machine.establishmentFailed(.posix(ENOTCONN), fatal: true))
+            return
+        }
+        multiplexer.openStream { result in
+            switch result {
+            case .success(let channel):
+                guard self.machine.state == .preparing else {
+                    // Cancelled while it waited for the peer to allow a stream.
+                    channel.reset(applicationError: 0)
+                    return
+                }
+                do {
+                    try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: self))
+                } catch {
+                    channel.reset(applicationError: 0)
+                    self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
+                    return
+                }
+                self.transport = .owned(channel)
+                self.sessionFacts = multiplexer.sessionFacts.map { StackSessionBox(tls: $0) }
+                channel.activate()
+                self.perform(self.machine.establishmentSucceeded())
+            case .failure(let error):
+                self.perform(self.machine.establishmentFailed(error, fatal: true))
+            }
+        }
+    }
+}

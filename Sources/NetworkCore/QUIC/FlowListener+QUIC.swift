@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+
+/// A QUIC listener: one UDP socket that only ever sees clients' first packets. Each accepted
+/// connection gets a socket of its own, bound to the listener's port and connected to the
+/// client (the kernel prefers a connected socket for its client's datagrams), with the same
+/// handler a client connection uses; each stream the client opens becomes a flow for the
+/// listener's new-connection handler.
+extension FlowListener {
+    func receivedQUICDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, listening: Channel) {
+        let remote = envelope.remoteAddress
+        if let connection = quicConnections[remote] {
+            // Sent before the connection's own socket was connected.
+            connection.deliver(envelope.data)
+            return
+        }
+        guard state == .ready, newFlowHandler != nil, let tls = configuration.child.tls, let local = listening.localAddress else { return }
+        if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
+        // Only a client's Initial (of a version ngtcp2 speaks, long enough) starts a connection;
+        // anything else from an unknown address is dropped without an answer.
+        guard let identifiers = QUICConnectionBinding.initialConnectionIDs(envelope.data) else {
+            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): not a QUIC Initial")
+            return
+        }
+        // Bounds: connections in all, and handshakes under way (each holds a socket, ngtcp2's
+        // state and a TLS session for up to the handshake timeout, for a client address that
+        // may be forged).
+        guard quicConnections.count < configuration.datagramPeerLimits.maximumPeers,
+            quicConnections.values.lazy.filter(\.handshaking).count < configuration.datagramPeerLimits.maximumUnstarted
+        else {
+            logPeerEvent(.trace, "dropped a QUIC Initial from \(remote.logText): every connection slot is in use")
+            return
+        }
+        guard consumeBudget() else {
+            logPeerEvent(.trace, "dropped a QUIC Initial from \(remote.logText): connection limit reached")
+            return
+        }
+        let connection = QUICServerConnection(remote: remote, first: envelope.data)
+        quicConnections[remote] = connection
+        // (Everything below runs on this loop: the connection's socket is on it too.)
+        let bound = NIOLoopBound(connection, eventLoop: eventLoop)
+        logPeerEvent(.debug, "new QUIC connection from \(remote.logText)")
+        var childConfiguration = configuration.child
+        childConfiguration.target = .address(remote)
+        childConfiguration.transport = .quic
+        childConfiguration.quic.multiplexed = true
+        let streamConfiguration = childConfiguration
+        let bootstrap = DatagramBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+        bootstrap.bind(to: local).flatMap { channel in
+            channel.connect(to: remote).map { channel }
+        }.whenComplete { result in
+            switch result {
+            case .success(let channel):
+                self.serve(bound.value, on: channel, identifiers: identifiers, tls: tls, configuration: streamConfiguration)
+            case .failure(let error):
+                self.logPeerEvent(.debug, "no socket for the QUIC connection from \(remote.logText): \(FlowError(error).logDescription)")
+                if self.quicConnections[remote] === bound.value { self.quicConnections[remote] = nil }
+            }
+        }
+    }
+
+    /// Runs an accepted connection on its own socket, connected to the client: the server's
+    /// binding under a stream multiplexer, whose streams go to the user (or the whole connection
+    /// as a group's flow, when the user takes groups).
+    private func serve(
+        _ connection: QUICServerConnection, on channel: Channel, identifiers: (destination: [UInt8], source: [UInt8]),
+        tls: FlowTLSConfiguration, configuration: FlowConfiguration
+    ) {
+        let remote = connection.remote
+        guard quicConnections[remote] === connection else {
+            channel.close(promise: nil)
+            return
+        }
+        let bound = NIOLoopBound(connection, eventLoop: eventLoop)
+        channel.closeFuture.whenComplete { _ in
+            if self.quicConnections[remote] === bound.value { self.quicConnections[remote] = nil }
+        }
+        let handshake = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
+        let multiplexer = QUICStreamMultiplexer(handshake: handshake) { stream in
+            try Flow.adopting(accepted: stream, configuration: configuration, transport: .quic)
+        }
+        if let groupHandler = newQUICGroupHandler {
+            // The whole connection is the user's once its handshake is done: a group whose flow
+            // takes the streams.
+            handshake.futureResult.whenSuccess { facts in
+                guard self.state == .ready, channel.isActive,
+                    let flow = try? Flow.adopting(accepted: channel, configuration: configuration, transport: .quic)
+                else {
+                    channel.close(promise: nil)
+                    return
+                }
+                flow.sessionFacts = StackSessionBox(tls: facts)
+                groupHandler(flow, remote)
+            }
+        } else {
+            multiplexer.takePeerStreams { [weak self] flow in
+                guard let self, self.state == .ready, let handler = self.newFlowHandler else {
+                    flow.cancel(force: true)
+                    return
+                }
+                handler(flow, remote)
+            }
+        }
+        handshake.futureResult.whenComplete { result in
+            bound.value.handshaking = false
+            if case .failure(let error) = result {
+                self.logPeerEvent(.debug, "QUIC handshake from \(remote.logText) failed: \(FlowError(error).logDescription)")
+            }
+        }
+        let limits = configuration.quic
+        let handler = multiplexer.makeHandler { local, remote, now throws(FlowError) in
+            try QUICConnectionBinding(
+                role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
+                settings: tls, limits: limits, local: local, remote: remote, now: now)
+        }
+        do {
+            try channel.pipeline.syncOperations.addHandler(handler)
+        } catch {
+            channel.close(promise: nil)
+            return
+        }
+        connection.attach(handler)
+    }
+}

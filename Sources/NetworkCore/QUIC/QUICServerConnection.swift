@@ -1,0 +1,37 @@
+import NIOCore
+
+/// A QUIC connection a listener accepted, from the client's first Initial until its own
+/// socket (bound to the listener's port, connected to the client) carries it: datagrams that
+/// reach the listening socket meanwhile wait here (a few: the client's Initial may take more
+/// than one datagram), then go to the connection's handler. Confined to the listener's loop.
+final class QUICServerConnection {
+    let remote: SocketAddress
+    private var handler: QUICDatagramHandler?
+    private var waiting: [ByteBuffer] = []
+    /// Until the handshake is done (or failed): the listener bounds how many are.
+    var handshaking = true
+
+    /// Datagrams kept while the socket is being set up; more are dropped (QUIC resends).
+    static let waitingLimit = 16
+
+    init(remote: SocketAddress, first: ByteBuffer) {
+        self.remote = remote
+        self.waiting = [first]
+    }
+
+    func deliver(_ datagram: ByteBuffer) {
+        if let handler {
+            handler.receiveForwarded(datagram, from: remote)
+        } else if waiting.count < Self.waitingLimit {
+            waiting.append(datagram)
+        }
+    }
+
+    /// The connection's own socket is up, with its handler: what waited goes to it.
+    func attach(_ handler: QUICDatagramHandler) {
+        self.handler = handler
+        let datagrams = waiting
+        waiting = []
+        for datagram in datagrams { handler.receiveForwarded(datagram, from: remote) }
+    }
+}

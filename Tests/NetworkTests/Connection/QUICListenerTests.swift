@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import PeerSupport
+import Testing
+
+@testable import Network
+
+/// `NWListener` over QUIC (`NWParameters.quic(alpn:)` with an identity) against aioquic's client
+/// (`Tests/PeerScripts/quic_client.py`) on loopback: each stream the client opens is a
+/// connection for `newConnectionHandler`.
+@Suite("Listener.QUIC", .serialized)
+struct QUICListenerTests {
+    /// QUIC listener parameters serving `identity` with ALPN "echo".
+    static func parameters(_ identity: TLSInteropTests.Identity) throws -> NWParameters {
+        let options = NWProtocolQUIC.Options(alpn: ["echo"])
+        sec_protocol_options_set_local_identity(options.securityProtocolOptions, try identity.secIdentity)
+        return NWParameters(quic: options)
+    }
+
+    /// A listener whose connections echo everything to the stream's end, then end theirs.
+    static func echoListener(_ parameters: NWParameters, accepted: Recorder<NWConnection>, queue: DispatchQueue) async throws -> (NWListener, UInt16) {
+        let listener = try NWListener(using: parameters, on: .any)
+        listener.newConnectionHandler = { connection in
+            accepted.append(connection)
+            connection.start(queue: queue)
+            echo(connection)
+        }
+        return (listener, try await TLSInteropTests.start(listener, queue: queue))
+    }
+
+    static func echo(_ connection: NWConnection) {
+        connection.receive(minimumIncompleteLength: 1, maximumLength: 65_536) { data, _, isComplete, error in
+            guard error == nil else { return }
+            connection.send(content: data, contentContext: isComplete ? .finalMessage : .defaultMessage, isComplete: true,
+                            completion: .contentProcessed { _ in })
+            if !isComplete { echo(connection) }
+        }
+    }
+
+    static func client(port: UInt16, identity: TLSInteropTests.Identity, streams: Int) async throws -> PeerProcess? {
+        guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2") else { return nil }
+        let script = PythonPeer.scripts.appendingPathComponent("quic_client.py").path
+        return try PeerProcess(python, [script, "127.0.0.1", "\(port)", "--cafile", identity.certificatePath, "--streams", "\(streams)"])
+    }
+
+    @Test("aioquic's client verifies our certificate, opens 20 streams at once and gets each one echoed to its end; each stream was a connection of ours, ready, with ALPN and its stream number")
+    func servesStreams() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let accepted = Recorder<NWConnection>()
+        let (listener, port) = try await Self.echoListener(try Self.parameters(identity), accepted: accepted, queue: queue)
+        defer { listener.cancel() }
+        guard let client = try await Self.client(port: port, identity: identity, streams: 20) else { return }
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "done")
+        for index in 0..<20 { try await client.waitForOutput(containing: "echo \(index) message \(index)\n") }
+        try await client.waitForOutput(containing: "streams " + (0..<20).map { "\($0 * 4)" }.joined(separator: " "))
+        let connections = try await accepted.wait(count: 20, "20 stream connections")
+        let streams = connections.compactMap {
+            ($0.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.streamIdentifier
+        }
+        #expect(Set(streams) == Set((0..<20).map { UInt64($0 * 4) }))
+        #expect((connections.first?.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.negotiatedALPN == "echo")
+        for connection in connections { connection.cancel() }
+    }
+
+    @Test("with newConnectionGroupHandler, each client's QUIC connection is a group, ready once started, whose newConnectionHandler gets the client's 5 streams; cancelling the group closes the connection")
+    func groupsPerConnection() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let listener = try NWListener(using: try Self.parameters(identity), on: .any)
+        let groups = Recorder<NWConnectionGroup>()
+        let groupStates = Recorder<NWConnectionGroup.State>()
+        let streams = Recorder<NWConnection>()
+        listener.newConnectionHandler = { _ in Issue.record("a stream reached the listener's connection handler") }
+        listener.newConnectionGroupHandler = { group in
+            groups.append(group)
+            group.stateUpdateHandler = { groupStates.append($0) }
+            group.newConnectionHandler = { stream in
+                streams.append(stream)
+                stream.start(queue: queue)
+                Self.echo(stream)
+            }
+            group.start(queue: queue)
+        }
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        guard let client = try await Self.client(port: port, identity: identity, streams: 5) else { return }
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "done")
+        for index in 0..<5 { try await client.waitForOutput(containing: "echo \(index) message \(index)\n") }
+        _ = try await streams.wait(count: 5, "5 streams")
+        #expect(groups.values.count == 1)
+        #expect(groupStates.values.first == .ready)
+        let group = try #require(groups.values.first)
+        #expect((group.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.negotiatedALPN == "echo")
+        group.cancel()
+        _ = try await groupStates.wait("cancelled") { $0.contains(.cancelled) }
+    }
+
+    @Test("two clients one after the other, and a datagram that is not a QUIC Initial is ignored without harming the listener")
+    func severalClientsAndGarbage() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let accepted = Recorder<NWConnection>()
+        let (listener, port) = try await Self.echoListener(try Self.parameters(identity), accepted: accepted, queue: queue)
+        defer { listener.cancel() }
+        let garbage = try RawSocket.udpPeer()
+        try garbage.send(to: port, Array("not quic at all".utf8))
+        for round in 0..<2 {
+            guard let client = try await Self.client(port: port, identity: identity, streams: 3) else { return }
+            defer { client.stop() }
+            try await client.waitForOutput(containing: "done")
+            _ = try await accepted.wait(count: 3 * (round + 1), "stream connections")
+        }
+        #expect(listener.state == .ready)
+    }
+}
