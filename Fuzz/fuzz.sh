@@ -10,7 +10,7 @@
 # `fuzz TARGET: N runs in S s`. FUZZ_MAX_LEN bounds the input size (default 4096 bytes).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-all=(dns-message dns-stream socks5-reply http-connect-reply pac-result dtls-cookie framer-input tlv-input coder-stream websocket-frames txt-record mdns-input quic-input)
+all=(dns-message dns-stream socks5-reply http-connect-reply pac-result dtls-cookie framer-input tlv-input coder-stream websocket-frames txt-record mdns-input quic-input quic-server-input)
 build_path=.build-fuzz
 
 build() {

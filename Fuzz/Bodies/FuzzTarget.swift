@@ -28,6 +28,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case mdnsInput = "mdns-input"
     /// What a QUIC server sends a client: its datagrams into ngtcp2 and GnuTLS.
     case quicInput = "quic-input"
+    /// What a QUIC client sends a listener's connection: its datagrams into ngtcp2 and GnuTLS.
+    case quicServerInput = "quic-server-input"
 
     /// Runs the target's body on one input. It returns normally for every input; a crash, a
     /// hang or a broken invariant (`FuzzFailure`) is a finding.
@@ -46,6 +48,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .txtRecord: TXTRecordFuzzBody.run(bytes)
         case .mdnsInput: MDNSInputFuzzBody.run(bytes)
         case .quicInput: QUICInputFuzzBody.run(bytes)
+        case .quicServerInput: QUICServerInputFuzzBody.run(bytes)
         }
     }
 

@@ -18,6 +18,15 @@ struct CorpusReplayTests {
         }
     }
 
+    /// The QUIC server target's captured client Initials get the server's answer (Initial and
+    /// Handshake packets): the corpus reaches the TLS handshake, not just the packet parser.
+    @Test func quicServerCorpusReachesTheHandshake() throws {
+        let files = FuzzReplay.files([FuzzReplay.corpus(of: .quicServerInput, root: Self.root).path])
+        for file in files {
+            #expect(QUICServerInputFuzzBody.run(Array(try Data(contentsOf: file))) > 0, "\(file.lastPathComponent)")
+        }
+    }
+
     /// The inputs libFuzzer starts from when it has nothing else: empty and one byte.
     @Test(arguments: FuzzTarget.allCases)
     func survivesTinyInputs(_ target: FuzzTarget) {

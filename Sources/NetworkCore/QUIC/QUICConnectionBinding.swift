@@ -174,9 +174,18 @@ package final class QUICConnectionBinding {
             QUICConnectionBinding.owner(owner).events.append(.streamReset(id: stream, applicationError: code))
             return 0
         }
-        callbacks.stream_close = { _, flags, stream, code, owner, _ in
+        callbacks.stream_close = { connection, flags, stream, code, owner, _ in
             let binding = QUICConnectionBinding.owner(owner)
             binding.outboxes[stream] = nil
+            if binding.isPeerStream(stream) {
+                // The peer may open another in its place: the limit bounds streams at a time,
+                // not in all (ngtcp2 leaves this to the application).
+                if stream & 0x2 == 0 {
+                    ngtcp2_conn_extend_max_streams_bidi(connection, 1)
+                } else {
+                    ngtcp2_conn_extend_max_streams_uni(connection, 1)
+                }
+            }
             let hasCode = flags & UInt32(NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) != 0
             binding.events.append(.streamClosed(id: stream, applicationError: hasCode ? code : nil))
             return 0

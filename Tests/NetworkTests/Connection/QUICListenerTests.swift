@@ -101,6 +101,33 @@ struct QUICListenerTests {
         _ = try await groupStates.wait("cancelled") { $0.contains(.cancelled) }
     }
 
+    @Test("a client opening 150 streams at once gets the 100 this side allows, no more while they stay open; once they finish, the rest come and all 150 are echoed")
+    func streamLimitHolds() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let accepted = Recorder<NWConnection>()
+        let echoing = Recorder<Bool>()
+        let listener = try NWListener(using: try Self.parameters(identity), on: .any)
+        listener.newConnectionHandler = { connection in
+            accepted.append(connection)
+            connection.start(queue: queue)
+            if !echoing.values.isEmpty { Self.echo(connection) }
+        }
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        guard let client = try await Self.client(port: port, identity: identity, streams: 150) else { return }
+        defer { client.stop() }
+        let first = try await accepted.wait(count: 100, "the first 100 streams")
+        await pause(milliseconds: 500)
+        #expect(accepted.values.count == 100, "initialMaxStreamsBidirectional (100) bounds the client's open streams")
+        queue.sync {
+            echoing.append(true)
+            for connection in first { Self.echo(connection) }
+        }
+        try await client.waitForOutput(containing: "done", timeout: 30)
+        #expect(accepted.values.count == 150)
+    }
+
     @Test("two clients one after the other, and a datagram that is not a QUIC Initial is ignored without harming the listener")
     func severalClientsAndGarbage() async throws {
         let identity = try TLSInteropTests.Identity.make()

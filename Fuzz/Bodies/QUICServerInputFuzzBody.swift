@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NIOCore
+import NetworkCore
+
+/// What a QUIC server (`QUICConnectionBinding` in the server role, as a QUIC listener runs it
+/// for each client) does with the datagrams a client sends. An input is the client's datagrams,
+/// each behind a 2-byte big-endian length; the first must be an Initial the listener would
+/// accept (`initialConnectionIDs`), as on the listening socket, and it makes the connection.
+/// Captured client Initials decrypt (their keys come from the client's own connection ID), so
+/// the ClientHello and its transport parameters are parsed; later packets need the
+/// handshake's fresh keys. Besides "no crash": the connection ends at most once, nothing
+/// happens after its end, every packet fits a datagram, and its timers end it.
+package enum QUICServerInputFuzzBody {
+    private static let local = try! SocketAddress(ipAddress: "127.0.0.1", port: 4_433)
+    private static let remote = try! SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
+
+    /// A throwaway self-signed P-256 certificate for "localhost" and its key (DER, base64),
+    /// made for this target only.
+    private static let settings: FlowTLSConfiguration = {
+        var settings = FlowTLSConfiguration()
+        settings.applicationProtocols = ["echo"]
+        settings.certificateChain = [Array(Data(base64Encoded: certificate) ?? Data())]
+        settings.privateKey = Array(Data(base64Encoded: key) ?? Data())
+        return settings
+    }()
+    private static let certificate = [
+        "MIIBfjCCASWgAwIBAgIUYu6yffenlRFvb6HstGSXFi984+EwCgYIKoZIzj0EAwIwFDESMBAGA1UEAwwJbG9jYWxob3N0MCAX",
+        "DTI2MTEyNzE1MTE0MFoYDzIxMjYxMTAzMTUxMTQwWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO",
+        "PQMBBwNCAAQ7ofXJPVejXa7LtLs0/TPTeYe6fEKspHcEY8GT1IAQ+cJHTz7Go6+CXQomzmVv6Xh5lLwM344uWPXpytv+IMx3",
+        "o1MwUTAdBgNVHQ4EFgQUr7LeR1OSLOLGf4FO++iSEciGAdowHwYDVR0jBBgwFoAUr7LeR1OSLOLGf4FO++iSEciGAdowDwYD",
+        "VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiBdawJ9R7CHtxug0nijdNlTLOBwV7Y9eSdU3rjQnRum1AIgaMeRAGhc",
+        "7a71ChHwiwMgdm4I2AcoIHVGjU3GvQRfOiw="
+    ].joined()
+    private static let key = [
+        "MHcCAQEEIAF+yquwi4BnCDkArX8JrK/MOqG2CWH2WGEdea2iYoq2oAoGCCqGSM49AwEHoUQDQgAEO6H1yT1Xo12uy7S7NP0z",
+        "03mHunxCrKR3BGPBk9SAEPnCR08+xqOvgl0KJs5lb+l4eZS8DN+OLlj16crb/iDMdw=="
+    ].joined()
+
+    /// Returns how many packets the server sent (the corpus replay checks captured Initials get
+    /// an answer, so the target reaches the handshake).
+    @discardableResult
+    package static func run(_ bytes: [UInt8]) -> Int {
+        var input = bytes[...]
+        guard let first = take(&input), let identifiers = QUICConnectionBinding.initialConnectionIDs(ByteBuffer(bytes: first))
+        else { return 0 }
+        var now: UInt64 = 1_000_000_000
+        guard let server = try? QUICConnectionBinding(
+            role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
+            settings: settings, local: local, remote: remote, now: now)
+        else { return 0 }
+        var ended = false
+        var sent = 0
+        func step() {
+            server.writePackets(now: now)
+            for packet in server.takePackets() {
+                sent += 1
+                FuzzFailure.check(packet.readableBytes > 0 && packet.readableBytes <= 65_527, "a packet does not fit a datagram")
+            }
+            for event in server.takeEvents() {
+                FuzzFailure.check(!ended, "an event after the connection ended: \(event)")
+                if case .closed = event { ended = true }
+            }
+            FuzzFailure.check(ended == (server.phase == .closed), "the phase and the end disagree")
+        }
+        var datagram: [UInt8]? = first
+        while let next = datagram {
+            server.receive(ByteBuffer(bytes: next), from: remote, now: now)
+            step()
+            now += 1_000_000
+            datagram = take(&input)
+        }
+        // Silence from here: the handshake timeout (10 s) or an earlier end must come.
+        var rounds = 0
+        while !ended, let expiry = server.expiry, rounds < 1_000 {
+            now = max(now, expiry)
+            server.handleExpiry(now: now)
+            step()
+            rounds += 1
+        }
+        FuzzFailure.check(ended, "the connection outlived its timers")
+        return sent
+    }
+
+    /// The next datagram (a 2-byte big-endian length, then the bytes).
+    private static func take(_ input: inout ArraySlice<UInt8>) -> [UInt8]? {
+        guard input.count >= 2 else { return nil }
+        let length = Int(input[input.startIndex]) << 8 | Int(input[input.startIndex + 1])
+        input = input.dropFirst(2)
+        guard input.count >= length else { return nil }
+        defer { input = input.dropFirst(length) }
+        return Array(input.prefix(length))
+    }
+}
