@@ -11,7 +11,11 @@ public struct AioquicServer: Sendable {
     public let certificate: [UInt8]
     let directory: URL
 
-    public static func start(retry: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AioquicServer? {
+    /// With `namespace`, the server runs inside it, on `host` (an address of the namespace).
+    public static func start(
+        retry: Bool = false, host: String = "127.0.0.1", namespace: TestNamespace? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> AioquicServer? {
         guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2", sourceLocation: sourceLocation),
             let openssl = PeerProcess.executable("openssl", package: "openssl", sourceLocation: sourceLocation)
         else { return nil }
@@ -27,7 +31,9 @@ public struct AioquicServer: Sendable {
         let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
         try #require(der.status == 0, "openssl x509: \(der.output)", sourceLocation: sourceLocation)
         let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
-        let process = try PeerProcess(python, [script, "127.0.0.1", "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : []))
+        let arguments = [script, host, "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : [])
+        let process = try namespace.map { try PeerProcess($0.ip, ["netns", "exec", $0.name, python] + arguments) }
+            ?? PeerProcess(python, arguments)
         try await process.waitForOutput(containing: "listening ", timeout: 20)
         let output = String(decoding: process.standardOutput, as: UTF8.self)
         let port = output.split(whereSeparator: \.isNewline).compactMap { line -> Int? in

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import PeerSupport
+import Testing
+
+@testable import Network
+
+/// QUIC over a lossy link: aioquic's echo server in a network namespace behind a veth pair
+/// whose nftables rules drop a share of its UDP datagrams at random, both ways (no `tc netem`
+/// here: nftables' `numgen random` drops them instead; there is no added delay).
+@Suite("Connection.QUICLossyLink", .serialized)
+struct QUICLossyLinkTests {
+    @Test("10 MiB over one stream with 5 % of the datagrams dropped each way: every byte comes back, in order, and the stream ends")
+    func tenMebibytesThroughLoss() async throws {
+        guard let nft = PeerProcess.executable("nft", package: "nftables"), let namespace = TestNamespace.make() else { return }
+        defer { namespace.tearDown() }
+        let taken = try ShortTool.check(namespace.ip, ["-o", "addr", "show"])
+        let subnet = (1...250).shuffled().first { !taken.contains("10.78.\($0).") } ?? 1
+        try namespace.link(addresses: ["10.78.\(subnet).2/24"], to: nil, otherAddresses: ["10.78.\(subnet).1/24"])
+        try namespace.applyRuleset("""
+            table inet loss {
+              chain input {
+                type filter hook input priority 0; policy accept;
+                meta l4proto udp numgen random mod 100 < 5 counter drop
+              }
+              chain output {
+                type filter hook output priority 0; policy accept;
+                meta l4proto udp numgen random mod 100 < 5 counter drop
+              }
+            }
+            """)
+        guard let server = try await AioquicServer.start(host: "10.78.\(subnet).2", namespace: namespace) else { return }
+        defer { server.stop() }
+        let connection = NWConnection(
+            host: NWEndpoint.Host("10.78.\(subnet).2"), port: NWEndpoint.Port(rawValue: UInt16(server.port))!,
+            using: QUICConnectionTests.pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        var generator = SeededGenerator(state: 9221)
+        var payload = Data(count: 10 << 20)
+        payload.withUnsafeMutableBytes { bytes in
+            for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self) }
+        }
+        let started = Date()
+        let chunk = 256 << 10
+        for offset in stride(from: 0, to: payload.count, by: chunk) {
+            let end = min(offset + chunk, payload.count)
+            connection.send(content: Data(payload[offset..<end]), contentContext: end == payload.count ? .finalMessage : .defaultMessage,
+                            completion: .contentProcessed { _ in })
+        }
+        let (echoed, ended) = await QUICConnectionTests.receiveToEnd(connection)
+        print("QUICLossyLink: 10 MiB each way in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        #expect(echoed.count == payload.count)
+        #expect(echoed == payload, "the bytes came back in order, unchanged")
+        #expect(ended)
+        let counters = try namespace.run(nft, ["list", "table", "inet", "loss"])
+        print("QUICLossyLink: nft counters: \(counters.split(separator: "\n").filter { $0.contains("counter") }.joined(separator: " | "))")
+        let dropped = counters.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "counter packets ") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(dropped.count == 2 && dropped.allSatisfy { $0 > 0 }, "the rules dropped datagrams both ways: \(dropped)")
+        connection.cancel()
+    }
+}
