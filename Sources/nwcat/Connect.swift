@@ -43,6 +43,9 @@ struct Connect: ParsableCommand {
 
     @OptionGroup var establishmentOptions: EstablishmentOptions
 
+    @Option(help: "QUIC: open this many streams at once, send all of standard input on each, and print what comes back on each, stream after stream.")
+    var streams: Int?
+
     @Option(help: "UDP: seconds to keep receiving after standard input ends.")
     var wait: Double = 1
 
@@ -64,6 +67,10 @@ struct Connect: ParsableCommand {
             guard parsePort(port) != nil else { throw ValidationError("'\(port)' is not a port number or known service name") }
         }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+        if let streams {
+            guard tlsOptions.quic else { throw ValidationError("--streams needs --quic") }
+            guard (1...1_000).contains(streams) else { throw ValidationError("--streams takes 1 to 1000") }
+        }
         try transportSecurity.validate(udp: options.udp, listening: false)
         if ipv4 && ipv6 { throw ValidationError("--ipv4 and --ipv6 exclude each other") }
         try establishmentOptions.validate(udp: options.udp || tlsOptions.dtls || tlsOptions.quic)
@@ -98,6 +105,12 @@ struct Connect: ParsableCommand {
             endpoint = .hostPort(host: NWEndpoint.Host(host), port: port)
         } else {
             throw ValidationError("connect needs HOST PORT, or --ws URL")
+        }
+        if let streams {
+            let session = QUICStreamsSession(endpoint: endpoint, parameters: try parameters(), streams: streams, verbose: options.verbose)
+            let code = session.run()
+            if code != 0 { throw ExitCode(code) }
+            return
         }
         let session = ConnectSession(
             endpoint: endpoint, parameters: try parameters(), udp: options.udp || tlsOptions.dtls,

@@ -34,11 +34,16 @@ public struct AioquicServer: Sendable {
         let arguments = [script, host, "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : [])
         let process = try namespace.map { try PeerProcess($0.ip, ["netns", "exec", $0.name, python] + arguments) }
             ?? PeerProcess(python, arguments)
-        try await process.waitForOutput(containing: "listening ", timeout: 20)
-        let output = String(decoding: process.standardOutput, as: UTF8.self)
-        let port = output.split(whereSeparator: \.isNewline).compactMap { line -> Int? in
-            line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil
-        }.first
+        // The whole line: "listening" and the number may arrive in separate writes.
+        let deadline = Date().addingTimeInterval(20)
+        var port: Int?
+        while port == nil && Date() < deadline {
+            let output = String(decoding: process.standardOutput, as: UTF8.self)
+            port = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { line -> Int? in
+                line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil
+            }.first
+            if port == nil { await pause(milliseconds: 20) }
+        }
         return AioquicServer(
             process: process, port: try #require(port, sourceLocation: sourceLocation),
             certificate: Array(try Data(contentsOf: URL(fileURLWithPath: cert + ".der"))), directory: directory)

@@ -40,10 +40,11 @@ struct QUICListenerTests {
         }
     }
 
-    static func client(port: UInt16, identity: TLSInteropTests.Identity, streams: Int) async throws -> PeerProcess? {
+    static func client(port: UInt16, identity: TLSInteropTests.Identity, streams: Int, extra: [String] = []) async throws -> PeerProcess? {
         guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2") else { return nil }
         let script = PythonPeer.scripts.appendingPathComponent("quic_client.py").path
-        return try PeerProcess(python, [script, "127.0.0.1", "\(port)", "--cafile", identity.certificatePath, "--streams", "\(streams)"])
+        return try PeerProcess(
+            python, [script, "127.0.0.1", "\(port)", "--cafile", identity.certificatePath, "--streams", "\(streams)"] + extra)
     }
 
     @Test("aioquic's client verifies our certificate, opens 20 streams at once and gets each one echoed to its end; each stream was a connection of ours, ready, with ALPN and its stream number")
@@ -126,6 +127,21 @@ struct QUICListenerTests {
         }
         try await client.waitForOutput(containing: "done", timeout: 30)
         #expect(accepted.values.count == 150)
+    }
+
+    @Test("aioquic's client updates its keys halfway through 4 MiB (RFC 9001 key update): our side follows, both directions change key phase, every byte is echoed")
+    func keyUpdate() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let accepted = Recorder<NWConnection>()
+        let (listener, port) = try await Self.echoListener(try Self.parameters(identity), accepted: accepted, queue: queue)
+        defer { listener.cancel() }
+        guard let client = try await Self.client(port: port, identity: identity, streams: 1, extra: ["--bulk", "\(4 << 20)", "--key-update"])
+        else { return }
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "done", timeout: 30)
+        try await client.waitForOutput(containing: "key phase changed\n")
+        try await client.waitForOutput(containing: "bulk \(4 << 20) ok")
     }
 
     @Test("two clients one after the other, and a datagram that is not a QUIC Initial is ignored without harming the listener")

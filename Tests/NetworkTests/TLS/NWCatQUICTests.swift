@@ -27,6 +27,23 @@ struct NWCatQUICTests {
         #expect(refused.output.isEmpty)
     }
 
+    @Test("nwcat connect --quic --streams 3 sends standard input on three streams of one connection and prints the three echoes; -v names the QUIC streams 0, 4 and 8")
+    func severalStreams() async throws {
+        guard let nwcat = builtNWCat(), let openssl = PeerProcess.executable("openssl"),
+            let server = try await AioquicServer.start()
+        else { return }
+        defer { server.stop() }
+        let digest = try await ToolProcess.run(openssl, ["dgst", "-sha256", "-hex"], input: Data(server.certificate))
+        let pin = try #require(digest.output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = try await ToolProcess.run(
+            nwcat, ["connect", "-v", "--quic", "--alpn", "echo", "--pin", pin, "--streams", "3", "localhost", "\(server.port)"],
+            input: Data("one line\n".utf8))
+        #expect(result.status == 0, "stderr: \(result.error)")
+        #expect(result.output == String(repeating: "one line\n", count: 3))
+        for number in [0, 4, 8] { #expect(result.error.contains("(QUIC stream \(number)) ended"), "\(result.error)") }
+        try await server.process.waitForOutput(containing: "closed 0")
+    }
+
     @Test("nwcat listen --quic --alpn echo --echo with --cert/--key serves aioquic's client: 5 streams echoed to their ends")
     func listenEchoes() async throws {
         guard let nwcat = builtNWCat() else { return }
@@ -41,13 +58,14 @@ struct NWCatQUICTests {
         for index in 0..<5 { try await client.waitForOutput(containing: "echo \(index) message \(index)\n") }
     }
 
-    @Test("nwcat refuses --quic without --alpn, and with --udp or --tls")
+    @Test("nwcat refuses --quic without --alpn, and with --udp or --tls; --streams without --quic")
     func refusals() async throws {
         guard let nwcat = builtNWCat() else { return }
         for arguments in [
             ["connect", "--quic", "localhost", "4433"],
             ["connect", "--quic", "--alpn", "h3", "--udp", "localhost", "4433"],
             ["connect", "--quic", "--tls", "--alpn", "h3", "localhost", "4433"],
+            ["connect", "--streams", "2", "localhost", "4433"],
             ["listen", "0", "--quic"],
         ] {
             let result = try await ToolProcess.run(nwcat, arguments)
