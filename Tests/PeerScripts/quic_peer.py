@@ -5,12 +5,13 @@
 #   "close:N"   makes the server close the connection with application error N
 #   "reset:N"   makes the server reset that stream with application error N
 #   "push:N"    makes the server open a stream of its own and send N bytes on it, then FIN
-# Datagrams (RFC 9221) are echoed. Each connection's end is printed as "closed CODE".
+# Datagrams (RFC 9221) are echoed. Each connection's end is printed as "closed CODE", a stream
+# the client resets as "reset STREAM CODE".
 import argparse, asyncio, sys
 from aioquic.asyncio import serve
 from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.quic.configuration import QuicConfiguration
-from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, StreamDataReceived)
+from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, StreamDataReceived, StreamReset)
 
 
 class Echo(QuicConnectionProtocol):
@@ -30,6 +31,8 @@ class Echo(QuicConnectionProtocol):
                 quic.send_stream_data(event.stream_id, data, end_stream=event.end_stream)
         elif isinstance(event, DatagramFrameReceived):
             quic.send_datagram_frame(event.data)
+        elif isinstance(event, StreamReset):
+            print("reset", event.stream_id, event.error_code, flush=True)
         elif isinstance(event, ConnectionTerminated):
             print("closed", event.error_code, flush=True)
         self.transmit()

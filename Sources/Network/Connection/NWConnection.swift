@@ -376,7 +376,10 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             // A group's stream has its own number; a QUIC connection outside a group carries the
             // client's first bidirectional stream, number 0.
             let stream = shared.withLock { $0.readyFacts?.quicStream } ?? 0
-            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: UInt64(stream))
+            let flow = self.flow
+            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: UInt64(stream)) { code, error in
+                flow.setQUICApplicationErrors(stream: code, connection: error.map { ($0.code, $0.reason) })
+            }
         case NWProtocolWebSocket.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.webSocketHandshake else { return nil }
             return NWProtocolWebSocket.Metadata(handshake: facts)

@@ -172,9 +172,37 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
             sec_protocol_metadata_get_negotiated_protocol(securityProtocolMetadata).map { String(cString: $0) }
         }
 
-        package init(_ metadata: sec_protocol_metadata_t, streamIdentifier: UInt64) {
+        /// The application error code a reset of this stream sends: set it, then
+        /// `forceCancel()` the connection of a group's stream to reset it with this code.
+        public var streamApplicationErrorCode: UInt64 {
+            get { errors.withLock { $0.stream } }
+            set {
+                errors.withLock { $0.stream = newValue }
+                apply?(newValue, nil)
+            }
+        }
+
+        /// The application error the close of the QUIC connection sends: set it, then
+        /// `cancel()` the connection (or the group) to close with this code and reason.
+        public var applicationError: NWProtocolQUIC.ApplicationError {
+            get { errors.withLock { $0.connection } }
+            set {
+                errors.withLock { $0.connection = newValue }
+                apply?(nil, newValue)
+            }
+        }
+
+        private let errors = Lock((stream: UInt64(0), connection: NWProtocolQUIC.ApplicationError(code: 0)))
+        /// Hands a changed code to the connection's engine.
+        private let apply: (@Sendable (UInt64?, NWProtocolQUIC.ApplicationError?) -> Void)?
+
+        package init(
+            _ metadata: sec_protocol_metadata_t, streamIdentifier: UInt64,
+            apply: (@Sendable (UInt64?, NWProtocolQUIC.ApplicationError?) -> Void)? = nil
+        ) {
             securityProtocolMetadata = metadata
             self.streamIdentifier = streamIdentifier
+            self.apply = apply
             super.init(definition: NWProtocolQUIC.definition)
         }
     }

@@ -171,7 +171,7 @@ extension Flow {
         case .owned(let channel):
             if abortive, let stream = channel as? QUICStreamChannel {
                 // A stream of a QUIC connection group: RESET_STREAM and STOP_SENDING.
-                stream.reset(applicationError: 0)
+                stream.reset(applicationError: stream.resetCode)
             } else if abortive, let provider = channel as? SocketOptionProvider {
                 // SO_LINGER with a zero timeout makes close() send a reset.
                 _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in

@@ -24,6 +24,21 @@ extension Flow {
         return Flow(configuration: configuration, eventLoop: eventLoop)
     }
 
+    /// Sets the application error codes a close sends: `stream` for a reset of this flow's
+    /// stream (a group's stream, on `forceCancel`), `connection` (and its reason) for the close
+    /// of the QUIC connection this flow carries or stands for (on `cancel`). From any thread.
+    package func setQUICApplicationErrors(stream: UInt64?, connection: (code: UInt64, reason: String?)?) {
+        eventLoop.execute {
+            guard case .owned(let channel) = self.transport else { return }
+            if let stream, let streamChannel = channel as? QUICStreamChannel { streamChannel.resetCode = stream }
+            // A group's stream: the connection's handler is on the group's channel.
+            let carrier = (channel as? QUICStreamChannel)?.parent ?? channel
+            if let connection, let handler = try? carrier.pipeline.syncOperations.handler(type: QUICDatagramHandler.self) {
+                handler.closeError = connection
+            }
+        }
+    }
+
     /// The stream this flow carries, when it is one of a connection group's; on the loop.
     var quicStreamIDOnLoop: Int64? {
         (transport.channel as? QUICStreamChannel)?.streamID

@@ -539,14 +539,18 @@ package final class QUICConnectionBinding {
 
     /// Closes the connection: CONNECTION_CLOSE with `applicationError` (0: no error) is the last
     /// packet (`takePackets()`), and `.closed(nil)` the last event.
-    func close(applicationError: UInt64 = 0, now: UInt64) {
+    func close(applicationError: UInt64 = 0, reason: String? = nil, now: UInt64) {
         guard phase != .closed else { return }
         var error = ngtcp2_connection_close_error()
         ngtcp2_connection_close_error_default(&error)
-        if applicationError != 0 || phase == .established {
-            ngtcp2_connection_close_error_set_application_error(&error, applicationError, nil, 0)
+        // ngtcp2 keeps the pointer until the close is written, below.
+        var phrase = Array((reason ?? "").utf8.prefix(256))
+        phrase.withUnsafeMutableBufferPointer { bytes in
+            if applicationError != 0 || phase == .established {
+                ngtcp2_connection_close_error_set_application_error(&error, applicationError, bytes.baseAddress, bytes.count)
+            }
+            writeClose(error, now: now)
         }
-        writeClose(error, now: now)
         finish(nil)
     }
 

@@ -37,6 +37,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private var bridge: QUICStreamBridge?
     private var handshake: EventLoopPromise<TLSSessionFacts>?
     private var closePromise: EventLoopPromise<Void>?
+    /// The application error a close of the connection sends (CONNECTION_CLOSE), set through
+    /// the QUIC metadata; none by default.
+    var closeError: (code: UInt64, reason: String?) = (0, nil)
     /// A connection group's streams, when this handler carries one (event mode).
     var multiplexer: QUICStreamMultiplexer?
     /// Called after each pass that wrote packets, so an owner can complete its writes.
@@ -159,7 +162,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             if let promise {
                 if let closePromise { closePromise.futureResult.cascade(to: promise) } else { closePromise = promise }
             }
-            binding.close(applicationError: 0, now: Self.now())
+            binding.close(applicationError: closeError.code, reason: closeError.reason, now: Self.now())
             drive()
         }
     }

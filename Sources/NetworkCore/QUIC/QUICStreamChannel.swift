@@ -23,6 +23,8 @@ final class QUICStreamChannel: Channel, ChannelCore, @unchecked Sendable {
     private var bridge = QUICStreamBridge()
     private var closed = false
     private var outputClosed = false
+    /// The application error an abortive close (a reset) sends, set through the QUIC metadata.
+    var resetCode: UInt64 = 0
 
     init(stream: Int64, multiplexer: QUICStreamMultiplexer, parent: Channel) {
         self.streamID = stream

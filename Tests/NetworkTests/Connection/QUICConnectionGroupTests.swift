@@ -142,6 +142,29 @@ struct QUICConnectionGroupTests {
         _ = try await states.wait("cancelled") { $0.contains(.cancelled) }
     }
 
+    @Test("application error codes reach the server: a stream's streamApplicationErrorCode with forceCancel resets that stream with it; the group's applicationError with cancel closes the connection with it")
+    func applicationErrors() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let group = Self.group(to: server)
+        let states = Recorder<NWConnectionGroup.State>()
+        #expect(try await Self.start(group, states: states) == .ready)
+        let (first, _) = try await Self.readyStream(of: group)
+        let (second, _) = try await Self.readyStream(of: group)
+        #expect(await TLSInteropTests.exchange(second, "opened") == "opened")
+        let metadata = try #require(second.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        metadata.streamApplicationErrorCode = 77
+        #expect(metadata.streamApplicationErrorCode == 77)
+        second.forceCancel()
+        try await server.process.waitForOutput(containing: "reset \(metadata.streamIdentifier) 77\n")
+        let connection = try #require(group.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        connection.applicationError = NWProtocolQUIC.ApplicationError(code: 42, reason: "done here")
+        first.cancel()
+        group.cancel()
+        _ = try await states.wait("cancelled") { $0.contains(.cancelled) }
+        try await server.process.waitForOutput(containing: "closed 42\n")
+    }
+
     @Test("the server resetting one stream fails that connection with ECONNRESET; the group and its other streams go on")
     func resetStreamLeavesOthers() async throws {
         guard let server = try await AioquicServer.start() else { return }

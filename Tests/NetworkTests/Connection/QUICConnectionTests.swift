@@ -99,6 +99,20 @@ struct QUICConnectionTests {
         connection.cancel()
     }
 
+    @Test("applicationError set on the metadata, then cancel: the server sees the connection closed with that code")
+    func closesWithApplicationError() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: Self.pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        #expect(await TLSInteropTests.exchange(connection, "hi") == "hi")
+        let metadata = try #require(connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        metadata.applicationError = 0x101
+        #expect(metadata.applicationError.code == 0x101)
+        try await Self.waitUntilCancelled(connection)
+        try await server.process.waitForOutput(containing: "closed 257\n")
+    }
+
     @Test("the server closing the QUIC connection with an application error fails the connection with ECONNABORTED")
     func serverCloses() async throws {
         guard let server = try await AioquicServer.start() else { return }
