@@ -375,11 +375,8 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             guard flow.transportKind == .quic, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             // A group's stream has its own number; a QUIC connection outside a group carries the
             // client's first bidirectional stream, number 0.
-            let stream = shared.withLock { $0.readyFacts?.quicStream } ?? 0
-            let flow = self.flow
-            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), streamIdentifier: UInt64(stream)) { code, error in
-                flow.setQUICApplicationErrors(stream: code, connection: error.map { ($0.code, $0.reason) })
-            }
+            let quic = shared.withLock { $0.readyFacts?.quic }
+            return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), connection: quic, flow: flow)
         case NWProtocolWebSocket.definition:
             guard let facts = shared.withLock({ $0.readyFacts })?.webSocketHandshake else { return nil }
             return NWProtocolWebSocket.Metadata(handshake: facts)

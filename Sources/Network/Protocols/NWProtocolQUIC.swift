@@ -159,12 +159,24 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
         }
     }
 
-    /// Facts about a QUIC connection and the stream a connection carries.
+    /// Facts about a QUIC connection and the stream a connection carries, and the settings of
+    /// both that can change while it runs (error codes for its close, keep-alive, stream limits).
     public final class Metadata: NWProtocolMetadata, @unchecked Sendable {
+        /// When an idle connection sends PINGs to stay alive.
+        public enum KeepAliveBehavior: Sendable {
+            /// Never.
+            case off
+            /// After half the peer's idle timeout without traffic.
+            case on
+            /// After this many seconds without traffic.
+            case seconds(Int)
+        }
+
         /// The negotiated TLS session, read with the `sec_protocol_metadata_*` functions.
         public let securityProtocolMetadata: sec_protocol_metadata_t
 
-        /// The stream the connection carries (0 for a client's first bidirectional stream).
+        /// The stream the connection carries (0 for a client's first bidirectional stream; 0
+        /// for a group's own metadata, which stands for the whole connection).
         public let streamIdentifier: UInt64
 
         /// The application protocol both sides agreed on.
@@ -172,38 +184,108 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
             sec_protocol_metadata_get_negotiated_protocol(securityProtocolMetadata).map { String(cString: $0) }
         }
 
+        /// The peer's idle timeout in milliseconds (0: it announced none).
+        public var remoteIdleTimeout: Int { facts?.remoteIdleTimeout ?? 0 }
+
+        /// How many bidirectional streams the peer let this side open at first.
+        public var remoteMaxStreamsBidirectional: Int { facts?.remoteMaxStreamsBidirectional ?? 0 }
+
+        /// How many unidirectional streams the peer let this side open at first.
+        public var remoteMaxStreamsUnidirectional: Int { facts?.remoteMaxStreamsUnidirectional ?? 0 }
+
+        /// The largest datagram the peer accepts in a DATAGRAM frame (0: none).
+        public var usableDatagramFrameSize: Int { facts?.maxDatagramFrameSize ?? 0 }
+
+        /// How many bidirectional streams the peer may have open at a time. Setting a larger
+        /// value lets it open more now (the limit never shrinks).
+        public var localMaxStreamsBidirectional: Int {
+            get { state.withLock { $0.localBidirectional } }
+            set { raiseStreamLimits(bidirectional: newValue, unidirectional: nil) }
+        }
+
+        /// How many unidirectional streams the peer may have open at a time (raised as above).
+        public var localMaxStreamsUnidirectional: Int {
+            get { state.withLock { $0.localUnidirectional } }
+            set { raiseStreamLimits(bidirectional: nil, unidirectional: newValue) }
+        }
+
+        /// Whether the connection sends PINGs when idle; off unless set. Setting it applies at
+        /// once.
+        public var keepAlive: KeepAliveBehavior {
+            get { state.withLock { $0.keepAlive } }
+            set {
+                state.withLock { $0.keepAlive = newValue }
+                let interval: UInt64?
+                switch newValue {
+                case .off: interval = nil
+                case .on:
+                    // Half the peer's idle timeout (QUIC's default of 30 s when it announced none).
+                    let idle = remoteIdleTimeout > 0 ? remoteIdleTimeout : 30_000
+                    interval = UInt64(max(1_000, idle / 2)) * 1_000_000
+                case .seconds(let seconds): interval = UInt64(max(1, seconds)) * 1_000_000_000
+                }
+                flow?.adjustQUIC(keepAlive: .some(interval), moreStreams: nil)
+            }
+        }
+
         /// The application error code a reset of this stream sends: set it, then
         /// `forceCancel()` the connection of a group's stream to reset it with this code.
         public var streamApplicationErrorCode: UInt64 {
-            get { errors.withLock { $0.stream } }
+            get { state.withLock { $0.streamError } }
             set {
-                errors.withLock { $0.stream = newValue }
-                apply?(newValue, nil)
+                state.withLock { $0.streamError = newValue }
+                flow?.setQUICApplicationErrors(stream: newValue, connection: nil)
             }
         }
 
         /// The application error the close of the QUIC connection sends: set it, then
         /// `cancel()` the connection (or the group) to close with this code and reason.
         public var applicationError: NWProtocolQUIC.ApplicationError {
-            get { errors.withLock { $0.connection } }
+            get { state.withLock { $0.connectionError } }
             set {
-                errors.withLock { $0.connection = newValue }
-                apply?(nil, newValue)
+                state.withLock { $0.connectionError = newValue }
+                flow?.setQUICApplicationErrors(stream: nil, connection: (newValue.code, newValue.reason))
             }
         }
 
-        private let errors = Lock((stream: UInt64(0), connection: NWProtocolQUIC.ApplicationError(code: 0)))
-        /// Hands a changed code to the connection's engine.
-        private let apply: (@Sendable (UInt64?, NWProtocolQUIC.ApplicationError?) -> Void)?
+        private struct State {
+            var streamError: UInt64 = 0
+            var connectionError = NWProtocolQUIC.ApplicationError(code: 0)
+            var keepAlive = KeepAliveBehavior.off
+            var localBidirectional: Int
+            var localUnidirectional: Int
+        }
 
-        package init(
-            _ metadata: sec_protocol_metadata_t, streamIdentifier: UInt64,
-            apply: (@Sendable (UInt64?, NWProtocolQUIC.ApplicationError?) -> Void)? = nil
-        ) {
+        private let facts: QUICConnectionFacts?
+        private let state: Lock<State>
+        /// The connection's engine flow, which the settings reach.
+        private let flow: Flow?
+
+        package init(_ metadata: sec_protocol_metadata_t, connection facts: QUICConnectionFacts?, flow: Flow?) {
             securityProtocolMetadata = metadata
-            self.streamIdentifier = streamIdentifier
-            self.apply = apply
+            streamIdentifier = UInt64(max(0, facts?.stream ?? 0))
+            self.facts = facts
+            self.flow = flow
+            state = Lock(State(
+                localBidirectional: facts?.localMaxStreamsBidirectional ?? 0,
+                localUnidirectional: facts?.localMaxStreamsUnidirectional ?? 0))
             super.init(definition: NWProtocolQUIC.definition)
+        }
+
+        private func raiseStreamLimits(bidirectional: Int?, unidirectional: Int?) {
+            let more = state.withLock { state -> (Int, Int) in
+                var more = (0, 0)
+                if let bidirectional, bidirectional > state.localBidirectional {
+                    more.0 = bidirectional - state.localBidirectional
+                    state.localBidirectional = bidirectional
+                }
+                if let unidirectional, unidirectional > state.localUnidirectional {
+                    more.1 = unidirectional - state.localUnidirectional
+                    state.localUnidirectional = unidirectional
+                }
+                return more
+            }
+            if more != (0, 0) { flow?.adjustQUIC(keepAlive: nil, moreStreams: more) }
         }
     }
 }

@@ -16,15 +16,15 @@ package struct FlowReadyFacts: Sendable {
         self.init(local: local, remote: remote, session: tlsSession.map { StackSessionBox(tls: $0) })
     }
 
-    init(local: SocketAddress?, remote: SocketAddress?, session: StackSessionBox?, quicStream: Int64? = nil) {
+    init(local: SocketAddress?, remote: SocketAddress?, session: StackSessionBox?, quic: QUICConnectionFacts? = nil) {
         self.local = local
         self.remote = remote
         self.session = session
-        self.quicStream = quicStream
+        self.quic = quic
     }
 
-    /// The QUIC stream the flow carries, when it is one of a connection group's.
-    package let quicStream: Int64?
+    /// A QUIC flow's connection facts (and its stream, when it is one of a group's).
+    package let quic: QUICConnectionFacts?
 
     /// The negotiated TLS session, if the stack has TLS.
     package var tlsSession: TLSSessionFacts? { session?.tls }

@@ -24,6 +24,33 @@ extension Flow {
         return Flow(configuration: configuration, eventLoop: eventLoop)
     }
 
+    /// Changes a QUIC connection's keep-alive (PINGs after `keepAlive` nanoseconds of silence;
+    /// `.some(nil)` turns them off) and lets the peer open more streams at a time. From any
+    /// thread; nothing for other flows.
+    package func adjustQUIC(keepAlive: UInt64??, moreStreams: (bidirectional: Int, unidirectional: Int)?) {
+        eventLoop.execute {
+            guard let binding = self.quicHandlerOnLoop()?.binding else { return }
+            if let keepAlive { binding.setKeepAlive(keepAlive) }
+            if let moreStreams { binding.allowMoreStreams(bidirectional: moreStreams.bidirectional, unidirectional: moreStreams.unidirectional) }
+            self.quicHandlerOnLoop()?.driveNow()
+        }
+    }
+
+    /// The connection's facts for the QUIC metadata; on the loop, nil for other flows.
+    func quicFactsOnLoop() -> QUICConnectionFacts? {
+        guard transportKind == .quic, let handler = quicHandlerOnLoop(), let binding = handler.binding else { return nil }
+        // A flow on the connection's own channel carries stream 0, unless it is a group's.
+        let stream = quicStreamIDOnLoop ?? (handler.multiplexer == nil ? 0 : nil)
+        return binding.facts(stream: stream)
+    }
+
+    /// The handler of the QUIC connection this flow carries, stands for, or is a stream of.
+    private func quicHandlerOnLoop() -> QUICDatagramHandler? {
+        guard case .owned(let channel) = transport else { return nil }
+        let carrier = (channel as? QUICStreamChannel)?.parent ?? channel
+        return try? carrier.pipeline.syncOperations.handler(type: QUICDatagramHandler.self)
+    }
+
     /// Sets the application error codes a close sends: `stream` for a reset of this flow's
     /// stream (a group's stream, on `forceCancel`), `connection` (and its reason) for the close
     /// of the QUIC connection this flow carries or stands for (on `cancel`). From any thread.
@@ -31,9 +58,7 @@ extension Flow {
         eventLoop.execute {
             guard case .owned(let channel) = self.transport else { return }
             if let stream, let streamChannel = channel as? QUICStreamChannel { streamChannel.resetCode = stream }
-            // A group's stream: the connection's handler is on the group's channel.
-            let carrier = (channel as? QUICStreamChannel)?.parent ?? channel
-            if let connection, let handler = try? carrier.pipeline.syncOperations.handler(type: QUICDatagramHandler.self) {
+            if let connection, let handler = self.quicHandlerOnLoop() {
                 handler.closeError = connection
             }
         }
@@ -45,8 +70,8 @@ extension Flow {
     }
 
     private func quicMultiplexerOnLoop() -> QUICStreamMultiplexer? {
-        guard case .owned(let channel) = transport else { return nil }
-        return (try? channel.pipeline.syncOperations.handler(type: QUICDatagramHandler.self))?.multiplexer
+        guard case .owned(let channel) = transport, !(channel is QUICStreamChannel) else { return nil }
+        return quicHandlerOnLoop()?.multiplexer
     }
 
     /// `establish()` for a stream of a group: the group's connection opens it.

@@ -430,6 +430,32 @@ package final class QUICConnectionBinding {
         _ = ngtcp2_conn_shutdown_stream(connection, stream, applicationError)
     }
 
+    /// The connection's transport parameters as they stand, for the QUIC metadata of `stream`.
+    func facts(stream: Int64?) -> QUICConnectionFacts? {
+        guard let connection, let remote = ngtcp2_conn_get_remote_transport_params(connection)?.pointee,
+            let local = ngtcp2_conn_get_local_transport_params(connection)?.pointee
+        else { return nil }
+        return QUICConnectionFacts(
+            stream: stream, remoteIdleTimeout: Int(clamping: remote.max_idle_timeout / 1_000_000),
+            remoteMaxStreams: (Int(clamping: remote.initial_max_streams_bidi), Int(clamping: remote.initial_max_streams_uni)),
+            localMaxStreams: (Int(clamping: local.initial_max_streams_bidi), Int(clamping: local.initial_max_streams_uni)),
+            maxDatagramFrameSize: Int(clamping: remote.max_datagram_frame_size))
+    }
+
+    /// Sends PING frames after `interval` nanoseconds without traffic (nil: never), so an idle
+    /// connection stays alive (and NAT bindings open).
+    func setKeepAlive(_ interval: UInt64?) {
+        guard let connection else { return }
+        ngtcp2_conn_set_keep_alive_timeout(connection, interval ?? UInt64.max)
+    }
+
+    /// Allows the peer `count` more streams of a kind at a time (the limit only grows).
+    func allowMoreStreams(bidirectional: Int, unidirectional: Int) {
+        guard let connection else { return }
+        if bidirectional > 0 { ngtcp2_conn_extend_max_streams_bidi(connection, bidirectional) }
+        if unidirectional > 0 { ngtcp2_conn_extend_max_streams_uni(connection, unidirectional) }
+    }
+
     /// Asks the peer to stop sending on `stream` (STOP_SENDING with an application error code);
     /// what still arrives is dropped.
     func stopReading(_ stream: Int64, applicationError: UInt64) {

@@ -99,6 +99,50 @@ struct QUICConnectionTests {
         connection.cancel()
     }
 
+    @Test("the metadata gives the peer's transport parameters (aioquic: idle 60 s, 128 streams, 64 KiB datagram frames) and this side's stream limit")
+    func transportParametersInMetadata() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let connection = Self.connection(to: server, using: Self.pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        let metadata = try #require(connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        #expect(metadata.remoteIdleTimeout == 60_000)
+        #expect(metadata.remoteMaxStreamsBidirectional == 128)
+        #expect(metadata.remoteMaxStreamsUnidirectional == 128)
+        #expect(metadata.usableDatagramFrameSize == 65_536)
+        #expect(metadata.localMaxStreamsBidirectional == 100)
+        connection.cancel()
+    }
+
+    @Test("keepAlive: with a 2 s idle timeout, a silent connection times out; with keepAlive .seconds(1) set on its metadata, it is still ready after 4 s and echoes")
+    func keepAliveKeepsItOpen() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        func shortIdle() -> NWParameters {
+            let parameters = Self.pinned(server.certificate)
+            (parameters.defaultProtocolStack.transportProtocol as? NWProtocolQUIC.Options)?.idleTimeout = 2_000
+            return parameters
+        }
+        let silent = Self.connection(to: server, using: shortIdle())
+        let silentStates = Recorder<NWConnection.State>()
+        silent.stateUpdateHandler = { silentStates.append($0) }
+        silent.start(queue: DispatchQueue(label: "silent"))
+        _ = try await silentStates.wait("ready") { $0.contains(.ready) }
+        let kept = Self.connection(to: server, using: shortIdle())
+        #expect(await TLSInteropTests.settle(kept) == .ready)
+        let metadata = try #require(kept.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        metadata.keepAlive = .seconds(1)
+        let seen = try await silentStates.wait("the silent one's idle timeout", timeout: 6) {
+            $0.contains { if case .failed = $0 { return true }; return false }
+        }
+        #expect(seen.contains(.failed(.posix(.ETIMEDOUT))), "\(seen)")
+        await pause(milliseconds: 2_000)
+        #expect(kept.state == .ready)
+        #expect(await TLSInteropTests.exchange(kept, "still here") == "still here")
+        silent.cancel()
+        kept.cancel()
+    }
+
     @Test("applicationError set on the metadata, then cancel: the server sees the connection closed with that code")
     func closesWithApplicationError() async throws {
         guard let server = try await AioquicServer.start() else { return }
