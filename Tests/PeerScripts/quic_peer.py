@@ -28,7 +28,10 @@ class Echo(QuicConnectionProtocol):
                 quic.send_stream_data(pushed, b"p" * int(data[5:]), end_stream=True)
                 quic.send_stream_data(event.stream_id, b"pushed", end_stream=event.end_stream)
             else:
-                quic.send_stream_data(event.stream_id, data, end_stream=event.end_stream)
+                try:
+                    quic.send_stream_data(event.stream_id, data, end_stream=event.end_stream)
+                except RuntimeError:
+                    pass  # the client asked us to stop sending on this stream (STOP_SENDING)
         elif isinstance(event, DatagramFrameReceived):
             quic.send_datagram_frame(event.data)
         elif isinstance(event, StreamReset):

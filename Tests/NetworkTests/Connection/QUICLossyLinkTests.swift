@@ -10,8 +10,14 @@ import Testing
 
 /// QUIC over a lossy link: aioquic's echo server in a network namespace behind a veth pair
 /// whose nftables rules drop a share of its UDP datagrams at random, both ways (no `tc netem`
-/// here: nftables' `numgen random` drops them instead; there is no added delay).
-@Suite("Connection.QUICLossyLink", .serialized)
+/// here: nftables' `numgen random` drops them instead; there is no added delay). It runs alone,
+/// after the parallel run, in `scripts/test.sh` (`NW_TEST_STRESS=1`), and in the serial sanitizer
+/// runs: in the parallel run, the Python peer can be starved of CPU past the idle timeout.
+@Suite(
+    "Connection.QUICLossyLink", .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["NW_TEST_STRESS"] != nil || SanitizerSlowdown.factor > 1,
+        "runs alone: scripts/test.sh runs it after the parallel run (NW_TEST_STRESS=1)"))
 struct QUICLossyLinkTests {
     @Test("10 MiB over one stream with 5 % of the datagrams dropped each way: every byte comes back, in order, and the stream ends")
     func tenMebibytesThroughLoss() async throws {
@@ -52,7 +58,7 @@ struct QUICLossyLinkTests {
         }
         let (echoed, ended) = await QUICConnectionTests.receiveToEnd(connection)
         print("QUICLossyLink: 10 MiB each way in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
-        #expect(echoed.count == payload.count)
+        #expect(echoed.count == payload.count, "ended: \(ended), state: \(connection.state)")
         #expect(echoed == payload, "the bytes came back in order, unchanged")
         #expect(ended)
         let counters = try namespace.run(nft, ["list", "table", "inet", "loss"])
