@@ -59,7 +59,9 @@ import Testing
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.5 && elapsed < SanitizerSlowdown.seconds(3), "released after \(elapsed) s")
+        // Released by the limit, not by the 10 s guard above: in a parallel run beside CPU-bound
+        // suites (the QUIC peers) the release itself waited up to 4.6 s for a CPU.
+        #expect(elapsed >= 0.5 && elapsed < SanitizerSlowdown.seconds(8), "released after \(elapsed) s")
         #expect(!evaluator.isUsable)
         await #expect(throws: PACError.self) {
             try await evaluator.findProxy(url: "http://a.test/", host: "a.test")
