@@ -11,8 +11,7 @@ import NetworkCore
 /// accept (`initialConnectionIDs`), as on the listening socket, and it makes the connection.
 /// Captured client Initials decrypt (their keys come from the client's own connection ID), so
 /// the ClientHello and its transport parameters are parsed; later packets need the
-/// handshake's fresh keys. Besides "no crash": the connection ends at most once, nothing
-/// happens after its end, every packet fits a datagram, and its timers end it.
+/// handshake's fresh keys. `QUICFuzzDriver` checks the connection's invariants on the way.
 package enum QUICServerInputFuzzBody {
     private static let local = try! SocketAddress(ipAddress: "127.0.0.1", port: 4_433)
     private static let remote = try! SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
@@ -44,53 +43,22 @@ package enum QUICServerInputFuzzBody {
     @discardableResult
     package static func run(_ bytes: [UInt8]) -> Int {
         var input = bytes[...]
-        guard let first = take(&input), let identifiers = QUICConnectionBinding.initialConnectionIDs(ByteBuffer(bytes: first))
+        guard let first = QUICFuzzDriver.take(&input, lengthBytes: 2),
+            let identifiers = QUICConnectionBinding.initialConnectionIDs(ByteBuffer(bytes: first))
         else { return 0 }
-        var now: UInt64 = 1_000_000_000
+        let now: UInt64 = 1_000_000_000
         guard let server = try? QUICConnectionBinding(
             role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
             settings: settings, local: local, remote: remote, now: now)
         else { return 0 }
-        var ended = false
-        var sent = 0
-        func step() {
-            server.writePackets(now: now)
-            for packet in server.takePackets() {
-                sent += 1
-                FuzzFailure.check(packet.readableBytes > 0 && packet.readableBytes <= 65_527, "a packet does not fit a datagram")
-            }
-            for event in server.takeEvents() {
-                FuzzFailure.check(!ended, "an event after the connection ended: \(event)")
-                if case .closed = event { ended = true }
-            }
-            FuzzFailure.check(ended == (server.phase == .closed), "the phase and the end disagree")
-        }
+        var driver = QUICFuzzDriver(server, now: now)
         var datagram: [UInt8]? = first
         while let next = datagram {
-            server.receive(ByteBuffer(bytes: next), from: remote, now: now)
-            step()
-            now += 1_000_000
-            datagram = take(&input)
+            driver.receive(next, from: remote)
+            driver.now += 1_000_000
+            datagram = QUICFuzzDriver.take(&input, lengthBytes: 2)
         }
-        // Silence from here: the handshake timeout (10 s) or an earlier end must come.
-        var rounds = 0
-        while !ended, let expiry = server.expiry, rounds < 1_000 {
-            now = max(now, expiry)
-            server.handleExpiry(now: now)
-            step()
-            rounds += 1
-        }
-        FuzzFailure.check(ended, "the connection outlived its timers")
-        return sent
-    }
-
-    /// The next datagram (a 2-byte big-endian length, then the bytes).
-    private static func take(_ input: inout ArraySlice<UInt8>) -> [UInt8]? {
-        guard input.count >= 2 else { return nil }
-        let length = Int(input[input.startIndex]) << 8 | Int(input[input.startIndex + 1])
-        input = input.dropFirst(2)
-        guard input.count >= length else { return nil }
-        defer { input = input.dropFirst(length) }
-        return Array(input.prefix(length))
+        driver.runTimersToEnd()
+        return driver.packetsSent
     }
 }

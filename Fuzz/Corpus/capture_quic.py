@@ -1,10 +1,11 @@
 # Captures the seed corpus of the quic-input fuzz target (Fuzz/Corpus/quic-input): what aioquic's
 # server (Tests/PeerScripts/quic_peer.py, as the QUIC tests run it) sends our client
-# (`nwcat connect --quic`) on 127.0.0.1, through a UDP relay that records it. Each file is the
+# (`nwcat connect --quic`) on 127.0.0.1, through a UDP relay that records it (udp_relay.py). Each file is the
 # client's first Initial's destination and source connection IDs (a length byte and the bytes,
 # each), then every datagram the server sent, behind a 2-byte big-endian length.
 # Usage: python3 Fuzz/Corpus/capture_quic.py NWCAT   (NWCAT: a built nwcat, e.g. .build/debug/nwcat)
-import os, socket, subprocess, sys, tempfile, threading, time
+import os, socket, subprocess, sys, tempfile, time
+from udp_relay import RecordingRelay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER = os.path.join(HERE, "..", "..", "Tests", "PeerScripts", "quic_peer.py")
@@ -28,57 +29,25 @@ def capture(nwcat, name, stdin, retry=False):
     server = subprocess.Popen([sys.executable, PEER, "127.0.0.1", str(server_port), "--cert", cert, "--key", key]
                               + (["--retry"] if retry else []), stdout=subprocess.PIPE, text=True)
     server.stdout.readline()  # "listening PORT"
-    relay = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    relay.bind(("127.0.0.1", 0))
-    relay.settimeout(0.2)
-    upstream = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    upstream.connect(("127.0.0.1", server_port))
-    upstream.settimeout(0.2)
-    state = {"client": None, "ids": None, "from_server": [], "stop": False}
-
-    def client_side():
-        while not state["stop"]:
-            try:
-                data, address = relay.recvfrom(65535)
-            except socket.timeout:
-                continue
-            if state["ids"] is None and data and data[0] & 0x80:
-                dcid_len = data[5]
-                dcid = data[6:6 + dcid_len]
-                scid_len = data[6 + dcid_len]
-                scid = data[7 + dcid_len:7 + dcid_len + scid_len]
-                state["ids"] = (dcid, scid)
-            state["client"] = address
-            upstream.send(data)
-
-    def server_side():
-        while not state["stop"]:
-            try:
-                data = upstream.recv(65535)
-            except socket.timeout:
-                continue
-            state["from_server"].append(data)
-            if state["client"]:
-                relay.sendto(data, state["client"])
-
-    threads = [threading.Thread(target=client_side), threading.Thread(target=server_side)]
-    for thread in threads:
-        thread.start()
-    subprocess.run([nwcat, "connect", "--quic", "--alpn", "echo", "--insecure", "127.0.0.1", str(relay.getsockname()[1])],
+    relay = RecordingRelay(server_port)
+    relay.start()
+    subprocess.run([nwcat, "connect", "--quic", "--alpn", "echo", "--insecure", "127.0.0.1", str(relay.port)],
                    input=stdin, capture_output=True, timeout=20)
     time.sleep(0.3)
-    state["stop"] = True
-    for thread in threads:
-        thread.join()
+    relay.stop()
     server.kill()
-    dcid, scid = state["ids"]
+    # The client's first Initial (a long header) names the connection IDs.
+    first = next(data for data in relay.from_client if data and data[0] & 0x80)
+    dcid = first[6:6 + first[5]]
+    scid_len = first[6 + len(dcid)]
+    scid = first[7 + len(dcid):7 + len(dcid) + scid_len]
     out = bytes([len(dcid)]) + dcid + bytes([len(scid)]) + scid
-    for datagram in state["from_server"]:
+    for datagram in relay.from_server:
         out += len(datagram).to_bytes(2, "big") + datagram
     os.makedirs(os.path.join(HERE, "quic-input"), exist_ok=True)
     with open(os.path.join(HERE, "quic-input", name), "wb") as f:
         f.write(out)
-    print(name, len(state["from_server"]), "datagrams,", len(out), "bytes")
+    print(name, len(relay.from_server), "datagrams,", len(out), "bytes")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 # Captures the seed corpus of the quic-server-input fuzz target (Fuzz/Corpus/quic-server-input):
 # what aioquic's client (Tests/PeerScripts/quic_client.py, as the QUIC listener tests run it)
 # sends our listener (`nwcat listen --quic --echo`) on 127.0.0.1, through a UDP relay that
-# records it. Each file is every datagram the client sent, behind a 2-byte big-endian length.
+# records it (udp_relay.py). Each file is every datagram the client sent, behind a 2-byte
+# big-endian length.
 # Usage: python3 Fuzz/Corpus/capture_quic_server.py NWCAT   (NWCAT: a built nwcat)
-import os, re, socket, subprocess, sys, tempfile, threading, time
+import os, re, subprocess, sys, tempfile, time
+from udp_relay import RecordingRelay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = os.path.join(HERE, "..", "..", "Tests", "PeerScripts", "quic_client.py")
@@ -22,48 +24,18 @@ def capture(nwcat, name, streams):
         match = re.search(r"ready on port ([0-9]+)", server.stderr.readline())
         if match:
             port = int(match.group(1))
-    relay = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    relay.bind(("127.0.0.1", 0))
-    relay.settimeout(0.2)
-    upstream = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    upstream.connect(("127.0.0.1", port))
-    upstream.settimeout(0.2)
-    state = {"client": None, "from_client": [], "stop": False}
-
-    def client_side():
-        while not state["stop"]:
-            try:
-                data, address = relay.recvfrom(65535)
-            except socket.timeout:
-                continue
-            state["from_client"].append(data)
-            state["client"] = address
-            upstream.send(data)
-
-    def server_side():
-        while not state["stop"]:
-            try:
-                data = upstream.recv(65535)
-            except socket.timeout:
-                continue
-            if state["client"]:
-                relay.sendto(data, state["client"])
-
-    threads = [threading.Thread(target=client_side), threading.Thread(target=server_side)]
-    for thread in threads:
-        thread.start()
-    subprocess.run([sys.executable, CLIENT, "127.0.0.1", str(relay.getsockname()[1]), "--cafile", cert,
+    relay = RecordingRelay(port)
+    relay.start()
+    subprocess.run([sys.executable, CLIENT, "127.0.0.1", str(relay.port), "--cafile", cert,
                     "--streams", str(streams)], capture_output=True, timeout=20)
     time.sleep(0.3)
-    state["stop"] = True
-    for thread in threads:
-        thread.join()
+    relay.stop()
     server.kill()
-    out = b"".join(len(d).to_bytes(2, "big") + d for d in state["from_client"])
+    out = b"".join(len(d).to_bytes(2, "big") + d for d in relay.from_client)
     os.makedirs(os.path.join(HERE, "quic-server-input"), exist_ok=True)
     with open(os.path.join(HERE, "quic-server-input", name), "wb") as f:
         f.write(out)
-    print(name, len(state["from_client"]), "datagrams,", len(out), "bytes")
+    print(name, len(relay.from_client), "datagrams,", len(out), "bytes")
 
 
 if __name__ == "__main__":
