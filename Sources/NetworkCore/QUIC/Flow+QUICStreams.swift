@@ -29,10 +29,10 @@ extension Flow {
     /// thread; nothing for other flows.
     package func adjustQUIC(keepAlive: UInt64??, moreStreams: (bidirectional: Int, unidirectional: Int)?) {
         eventLoop.execute {
-            guard let binding = self.quicHandlerOnLoop()?.binding else { return }
+            guard let handler = self.quicHandlerOnLoop(), let binding = handler.binding else { return }
             if let keepAlive { binding.setKeepAlive(keepAlive) }
             if let moreStreams { binding.allowMoreStreams(bidirectional: moreStreams.bidirectional, unidirectional: moreStreams.unidirectional) }
-            self.quicHandlerOnLoop()?.driveNow()
+            handler.driveNow()
         }
     }
 

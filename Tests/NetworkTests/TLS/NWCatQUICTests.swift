@@ -7,14 +7,19 @@ import Testing
 /// `nwcat connect --quic` against aioquic's echo server (`Tests/PeerScripts/quic_peer.py`).
 @Suite("TLS.NWCatQUIC", .serialized)
 struct NWCatQUICTests {
+    /// The SHA-256 of the server's certificate, as `--pin` takes it (from openssl, not our code).
+    static func pin(of server: AioquicServer, openssl: String) async throws -> String {
+        let digest = try await ToolProcess.run(openssl, ["dgst", "-sha256", "-hex"], input: Data(server.certificate))
+        return try #require(digest.output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     @Test("nwcat connect --quic --alpn echo --pin exchanges a line with aioquic and ends with the stream")
     func pinnedConnect() async throws {
         guard let nwcat = builtNWCat(), let openssl = PeerProcess.executable("openssl"),
             let server = try await AioquicServer.start()
         else { return }
         defer { server.stop() }
-        let digest = try await ToolProcess.run(openssl, ["dgst", "-sha256", "-hex"], input: Data(server.certificate))
-        let pin = try #require(digest.output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pin = try await Self.pin(of: server, openssl: openssl)
         let result = try await ToolProcess.run(
             nwcat, ["connect", "--quic", "--alpn", "echo", "--pin", pin, "localhost", "\(server.port)"],
             input: Data("hello over quic\n".utf8))
@@ -33,8 +38,7 @@ struct NWCatQUICTests {
             let server = try await AioquicServer.start()
         else { return }
         defer { server.stop() }
-        let digest = try await ToolProcess.run(openssl, ["dgst", "-sha256", "-hex"], input: Data(server.certificate))
-        let pin = try #require(digest.output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pin = try await Self.pin(of: server, openssl: openssl)
         let result = try await ToolProcess.run(
             nwcat, ["connect", "-v", "--quic", "--alpn", "echo", "--pin", pin, "--streams", "3", "localhost", "\(server.port)"],
             input: Data("one line\n".utf8))
