@@ -13,6 +13,14 @@ struct QUICFuzzDriver {
     /// Packets the binding sent so far.
     private(set) var packetsSent = 0
 
+    /// The bindings' settings: the defaults, with QUIC datagrams accepted, so DATAGRAM frames
+    /// in the input reach the code that takes them.
+    static let limits: QUICSettings = {
+        var limits = QUICSettings()
+        limits.maxDatagramFrameSize = 65_535
+        return limits
+    }()
+
     init(_ binding: QUICConnectionBinding, now: UInt64) {
         self.binding = binding
         self.now = now
@@ -28,6 +36,9 @@ struct QUICFuzzDriver {
         for event in binding.takeEvents() {
             FuzzFailure.check(!ended, "an event after the connection ended: \(event)")
             if case .closed = event { ended = true }
+            if case .datagram(let bytes) = event {
+                FuzzFailure.check(bytes.readableBytes <= 65_535, "a datagram above the announced frame size")
+            }
         }
         FuzzFailure.check(ended == (binding.phase == .closed), "the phase and the end disagree")
     }

@@ -28,7 +28,8 @@ enum QUICInputFuzzBody {
         else { return }
         let now: UInt64 = 1_000_000_000
         guard let client = try? QUICConnectionBinding(
-            role: .client(serverName: "localhost"), settings: settings, local: local, remote: remote, now: now,
+            role: .client(serverName: "localhost"), settings: settings, limits: QUICFuzzDriver.limits, local: local, remote: remote,
+            now: now,
             connectionIDs: (destination, source))
         else { return }
         var driver = QUICFuzzDriver(client, now: now)

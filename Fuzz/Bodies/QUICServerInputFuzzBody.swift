@@ -49,7 +49,7 @@ package enum QUICServerInputFuzzBody {
         let now: UInt64 = 1_000_000_000
         guard let server = try? QUICConnectionBinding(
             role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
-            settings: settings, local: local, remote: remote, now: now)
+            settings: settings, limits: QUICFuzzDriver.limits, local: local, remote: remote, now: now)
         else { return 0 }
         var driver = QUICFuzzDriver(server, now: now)
         var datagram: [UInt8]? = first

@@ -47,3 +47,9 @@ static inline ngtcp2_ssize cngtcp2_conn_write_connection_close(
     ngtcp2_conn *conn, uint8_t *dest, size_t destlen, const ngtcp2_connection_close_error *ccerr, ngtcp2_tstamp ts) {
     return ngtcp2_conn_write_connection_close(conn, NULL, NULL, dest, destlen, ccerr, ts);
 }
+
+static inline ngtcp2_ssize cngtcp2_conn_writev_datagram(
+    ngtcp2_conn *conn, uint8_t *dest, size_t destlen, int *paccepted, uint32_t flags, uint64_t dgram_id,
+    const ngtcp2_vec *datav, size_t datavcnt, ngtcp2_tstamp ts) {
+    return ngtcp2_conn_writev_datagram(conn, NULL, NULL, dest, destlen, paccepted, flags, dgram_id, datav, datavcnt, ts);
+}

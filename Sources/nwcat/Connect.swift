@@ -68,7 +68,7 @@ struct Connect: ParsableCommand {
         }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         if let streams {
-            guard tlsOptions.quic else { throw ValidationError("--streams needs --quic") }
+            guard tlsOptions.quic, !tlsOptions.datagram else { throw ValidationError("--streams needs --quic (without --datagram)") }
             guard (1...1_000).contains(streams) else { throw ValidationError("--streams takes 1 to 1000") }
         }
         try transportSecurity.validate(udp: options.udp, listening: false)
@@ -113,7 +113,7 @@ struct Connect: ParsableCommand {
             return
         }
         let session = ConnectSession(
-            endpoint: endpoint, parameters: try parameters(), udp: options.udp || tlsOptions.dtls,
+            endpoint: endpoint, parameters: try parameters(), udp: options.udp || tlsOptions.dtls || tlsOptions.datagram,
             webSocket: webSocketURL != nil, verbose: options.verbose, udpWait: wait,
             waitsForNetwork: establishmentOptions.waitForNetwork)
         let code = session.run()

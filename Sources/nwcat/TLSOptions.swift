@@ -14,6 +14,9 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "QUIC (TLS 1.3 inside; needs --alpn). connect: one bidirectional stream, verified as --tls; listen: each stream a client opens is a connection.")
     var quic = false
 
+    @Flag(help: "connect --quic: carry QUIC datagrams (RFC 9221) instead of a stream; each chunk read from standard input is one datagram, as with --udp.")
+    var datagram = false
+
     /// TLS, DTLS or QUIC is on.
     var secured: Bool { tls || dtls || quic }
 
@@ -40,6 +43,8 @@ struct TLSOptions: ParsableArguments {
             if udp { throw ValidationError("--quic runs over UDP by itself; leave out --udp") }
             if applicationProtocols.isEmpty { throw ValidationError("--quic needs an application protocol: --alpn NAME") }
         }
+        if datagram && !quic { throw ValidationError("--datagram needs --quic") }
+        if datagram && listening { throw ValidationError("--datagram applies to connect only") }
         if let pin, pin.count != 64 || !pin.allSatisfy(\.isHexDigit) {
             throw ValidationError("--pin takes the 64 hex digits of a SHA-256")
         }
@@ -57,6 +62,7 @@ struct TLSOptions: ParsableArguments {
         guard secured else { return udp ? .udp : .tcp }
         let options = NWProtocolTLS.Options()
         let quicOptions = NWProtocolQUIC.Options(alpn: applicationProtocols)
+        quicOptions.isDatagram = datagram
         let security = quic ? quicOptions.securityProtocolOptions : options.securityProtocolOptions
         if !quic {
             for name in applicationProtocols { sec_protocol_options_add_tls_application_protocol(security, name) }

@@ -6,9 +6,36 @@
 # handshake failure prints "failed REASON". --bulk N instead sends N bytes on one stream and
 # checks the echo ("bulk N ok"); with --key-update the client updates its keys (RFC 9001, 6)
 # halfway through and prints "key phase changed" once packets both ways use the new keys.
+# --datagrams N (with the streams) sends N QUIC datagrams "datagram I" and prints "datagram
+# TEXT" for each one that comes back, then "datagrams N ok" once all N did (within 5 s).
 import argparse, asyncio, ssl, sys
 from aioquic.asyncio import connect
+from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import DatagramFrameReceived
+
+
+class Client(QuicConnectionProtocol):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.datagrams = asyncio.Queue()
+
+    def quic_event_received(self, event):
+        if isinstance(event, DatagramFrameReceived):
+            self.datagrams.put_nowait(event.data)
+        super().quic_event_received(event)
+
+
+async def datagrams(client, count):
+    for index in range(count):
+        client._quic.send_datagram_frame(b"datagram %d" % index)
+    client.transmit()
+    seen = set()
+    while len(seen) < count:
+        data = await asyncio.wait_for(client.datagrams.get(), 5)
+        print("datagram", data.decode(), flush=True)
+        seen.add(data)
+    print("datagrams", count, "ok", flush=True)
 
 
 async def exchange(client, index):
@@ -58,12 +85,16 @@ async def main():
     parser.add_argument("--streams", type=int, default=1)
     parser.add_argument("--bulk", type=int, default=0)
     parser.add_argument("--key-update", action="store_true")
+    parser.add_argument("--datagrams", type=int, default=0)
     args = parser.parse_args()
-    configuration = QuicConfiguration(is_client=True, alpn_protocols=["echo"], server_name="localhost")
+    configuration = QuicConfiguration(
+        is_client=True, alpn_protocols=["echo"], server_name="localhost", max_datagram_frame_size=65536)
     configuration.load_verify_locations(args.cafile)
     configuration.verify_mode = ssl.CERT_REQUIRED
     try:
-        async with connect(args.host, args.port, configuration=configuration) as client:
+        async with connect(args.host, args.port, configuration=configuration, create_protocol=Client) as client:
+            if args.datagrams:
+                await datagrams(client, args.datagrams)
             if args.bulk:
                 await bulk(client, args.bulk, args.key_update)
             else:

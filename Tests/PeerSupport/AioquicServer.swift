@@ -11,9 +11,10 @@ public struct AioquicServer: Sendable {
     public let certificate: [UInt8]
     let directory: URL
 
-    /// With `namespace`, the server runs inside it, on `host` (an address of the namespace).
+    /// With `namespace`, the server runs inside it, on `host` (an address of the namespace);
+    /// with `datagrams` false, it announces no QUIC datagram support.
     public static func start(
-        retry: Bool = false, host: String = "127.0.0.1", namespace: TestNamespace? = nil,
+        retry: Bool = false, datagrams: Bool = true, host: String = "127.0.0.1", namespace: TestNamespace? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> AioquicServer? {
         guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2", sourceLocation: sourceLocation),
@@ -31,7 +32,7 @@ public struct AioquicServer: Sendable {
         let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
         try #require(der.status == 0, "openssl x509: \(der.output)", sourceLocation: sourceLocation)
         let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
-        let arguments = [script, host, "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : [])
+        let arguments = [script, host, "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : []) + (datagrams ? [] : ["--no-datagrams"])
         let process = try namespace.map { try PeerProcess($0.ip, ["netns", "exec", $0.name, python] + arguments) }
             ?? PeerProcess(python, arguments)
         // The whole line: "listening" and the number may arrive in separate writes.

@@ -34,7 +34,7 @@ extension NWParameters {
         switch defaultProtocolStack.transportProtocol {
         case is NWProtocolTCP.Options: return .tcp
         case is NWProtocolUDP.Options: return .udp
-        case is NWProtocolQUIC.Options: return .quic
+        case let quic as NWProtocolQUIC.Options: return quic.isDatagram ? .quicDatagram : .quic
         default: return nil
         }
     }
@@ -53,15 +53,16 @@ extension NWParameters {
             configuration.transport = .udp
             configuration.udp = udp.socketSettings
         case let quic as NWProtocolQUIC.Options:
-            configuration.transport = .quic
+            // A connection made from datagram options carries the connection's QUIC datagrams.
+            configuration.transport = quic.isDatagram ? .quicDatagram : .quic
             configuration.quic = quic.quicSettings
             // TLS 1.3 inside QUIC, offering the options' protocols first.
             var tls = quic.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
             tls.applicationProtocols = quic.alpn + tls.applicationProtocols.filter { !quic.alpn.contains($0) }
             configuration.tls = tls
-            // One bidirectional stream per connection so far: datagram flows, unidirectional
-            // streams and protocols above QUIC are not built (docs/quic.md).
-            if quic.isDatagram || quic.direction != .bidirectional || !stack.applicationProtocols.isEmpty {
+            // Not built yet (docs/quic.md): unidirectional streams, protocols above QUIC, and
+            // listeners of datagram flows.
+            if (quic.isDatagram && listener) || quic.direction != .bidirectional || !stack.applicationProtocols.isEmpty {
                 configuration.unsupported = .posix(EPROTONOSUPPORT)
             }
         default:

@@ -21,7 +21,7 @@ extension NWConnection {
             dataCompletion: { [self] outcome in
                 let flow = self.flow
                 let (data, context, isComplete, error) = NWConnection.translate(
-                    outcome, isDatagram: flow.transportKind == .udp)
+                    outcome, isDatagram: flow.transportKind.carriesDatagrams)
                 self.deliverCallback(of: flow) { completion(data, context, isComplete, error) }
             })
     }

@@ -21,7 +21,7 @@ extension NWConnection {
             let content = content ?? (framed.framerMessage != nil && isComplete ? Data() : nil)
             return flow.send(datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: framed)
         }
-        if flow.transportKind == .udp {
+        if flow.transportKind.carriesDatagrams {
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
                 completion: DatagramSendCompletion(completion, connection: self))
@@ -47,7 +47,7 @@ extension NWConnection {
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
                 completion: FramedSendCompletion(completion, context: contentContext, connection: self))
         }
-        if flow.transportKind == .udp {
+        if flow.transportKind.carriesDatagrams {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
                 completion: DatagramSendCompletion(completion, connection: self))

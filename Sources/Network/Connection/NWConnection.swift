@@ -97,7 +97,10 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         self.endpoint = endpoint
         self.keptParameters = parameters
         var configuration = Self.flowConfiguration(endpoint, parameters)
-        configuration.quic.multiplexed = true
+        // The group's own flow carries the connection's datagrams (the group's send and
+        // receive handler); its streams are flows of their own.
+        configuration.transport = .quicDatagram
+        configuration.quic.carryGroupDatagrams()
         self.flow = Flow(configuration: configuration)
         self.batcher = flow.deliveryBatcher
     }
@@ -289,11 +292,11 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         for item in work { deliver(item) }
     }
 
-    /// The largest datagram one send may carry (UDP), or the largest single write for streams;
-    /// 0 until the connection is ready.
+    /// The largest datagram one send may carry (UDP, or QUIC's datagrams), or the largest single write
+    /// for streams; 0 until the connection is ready.
     public final var maximumDatagramSize: Int {
-        let isDatagram = flow.transportKind == .udp
-        return shared.withLock { $0.readyFacts?.maximumDatagramSize(isDatagram: isDatagram) ?? 0 }
+        let transport = flow.transportKind
+        return shared.withLock { $0.readyFacts?.maximumDatagramSize(transport: transport) ?? 0 }
     }
 
     /// Runs on the flow's event loop, in order.
@@ -372,7 +375,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             guard let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             return NWProtocolTLS.Metadata(sec_protocol_metadata_t(facts))
         case NWProtocolQUIC.definition:
-            guard flow.transportKind == .quic, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
+            guard flow.transportKind.isQUIC, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             // A group's stream has its own number; a QUIC connection outside a group carries the
             // client's first bidirectional stream, number 0.
             let quic = shared.withLock { $0.readyFacts?.quic }

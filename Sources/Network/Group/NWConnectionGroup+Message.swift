@@ -29,6 +29,15 @@ extension NWConnectionGroup {
                 antecedent: antecedent, metadata: metadata)
         }
 
+        /// A message that arrived in `group` from `remoteEndpoint`.
+        init(receivedFrom remoteEndpoint: NWEndpoint, in group: NWConnectionGroup) {
+            self.remoteEndpoint = remoteEndpoint
+            self.localEndpoint = nil
+            self.path = nil
+            self.group = group
+            super.init(identifier: "Received Group Message")
+        }
+
         /// A plain message to the whole group.
         public static let `default` = NWConnectionGroup.Message(identifier: "Default Group Message")
 

@@ -11,8 +11,9 @@ import NetworkSync
 /// with ``NWConnection/init(from:to:using:)`` (or ``extract(connectionTo:using:)``), and receive
 /// those the peer opens in ``newConnectionHandler``. Cancelling the group closes the connection.
 ///
-/// Multicast groups (`NWMulticastGroup`) and QUIC datagrams through ``send(content:to:message:completion:)``
-/// are not built yet (docs/quic.md).
+/// The group's messages are the QUIC connection's datagrams (RFC 9221): ``send(content:to:message:completion:)``
+/// sends one, ``setReceiveHandler(maximumMessageSize:rejectOversizedMessages:handler:)`` gets
+/// those the peer sends. Multicast groups (`NWMulticastGroup`) are not built yet.
 public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked Sendable {
     /// What the group was made of.
     public final let descriptor: any NWGroupDescriptor
@@ -28,6 +29,10 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         var stateUpdateHandler: (@Sendable (State) -> Void)?
         var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
         var receiveHandler: (@Sendable (Message, Data?, Bool) -> Void)?
+        var receiveLimit = (size: Int.max, rejectsOversized: true)
+        /// The loop reading the connection's datagrams runs (it starts once the group is ready
+        /// and a receive handler is set).
+        var receiving = false
         var queue: DispatchQueue?
     }
 
@@ -78,6 +83,7 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
             case .ready:
                 takePeerStreams(of: connection, queue: queue)
                 changeState(to: .ready, on: queue)
+                startReceiving()
             case .failed(let error): changeState(to: .failed(error), on: queue)
             case .cancelled: changeState(to: .cancelled, on: queue)
             }
@@ -176,24 +182,64 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
 
     // MARK: - Messages
 
-    /// Sets the handler of the group's messages. QUIC datagrams and multicast are not built
-    /// yet, so no message arrives for now.
+    /// Sets the handler of the group's messages (for a QUIC group, the datagrams the peer
+    /// sends, each complete), called on the queue. A message larger than `maximumMessageSize`
+    /// is dropped when `rejectOversizedMessages`, else cut to that size and marked incomplete.
+    /// Datagrams that arrive before a handler is set wait for it (a bounded number of them).
     @preconcurrency
     public final func setReceiveHandler(
         maximumMessageSize: Int = Int.max, rejectOversizedMessages: Bool = true,
         handler: (@Sendable (Message, Data?, Bool) -> Void)?
     ) {
-        shared.withLock { $0.receiveHandler = handler }
+        shared.withLock { shared in
+            shared.receiveHandler = handler
+            shared.receiveLimit = (max(0, maximumMessageSize), rejectOversizedMessages)
+        }
+        startReceiving()
     }
 
-    /// Sends a message to the group, or to one member. Neither QUIC datagrams nor multicast are
-    /// built yet: the completion gets `EPROTONOSUPPORT`.
+    /// Sends a message to the group: for a QUIC group, one datagram on the connection (its one
+    /// member, whatever `endpoint` says). The completion gets `EMSGSIZE` for a datagram larger
+    /// than the connection's ``NWConnection/maximumDatagramSize`` and `EPROTONOSUPPORT` when
+    /// the peer takes no datagrams.
     @preconcurrency
     public final func send(
         content: Data?, to endpoint: NWEndpoint? = nil, message: Message = .default,
         completion: @escaping @Sendable (NWError?) -> Void
     ) {
-        let error = NWError.posix(.EPROTONOSUPPORT)
-        if let queue { queue.async { completion(error) } } else { completion(error) }
+        guard let connection else {
+            let error = NWError.posix(.EPROTONOSUPPORT)
+            if let queue { queue.async { completion(error) } } else { completion(error) }
+            return
+        }
+        connection.send(content: content, contentContext: message, isComplete: true, completion: .contentProcessed(completion))
+    }
+
+    /// Reads the connection's datagrams for the receive handler, once the group is ready and a
+    /// handler is set; until the connection ends.
+    private func startReceiving() {
+        guard let connection else { return }
+        let start = shared.withLock { shared -> Bool in
+            guard shared.state == .ready, shared.receiveHandler != nil, !shared.receiving else { return false }
+            shared.receiving = true
+            return true
+        }
+        if start { receiveNext(on: connection) }
+    }
+
+    private func receiveNext(on connection: NWConnection) {
+        connection.receiveMessage { [weak self] data, _, _, error in
+            // An error ends the loop; the group's state says why.
+            guard let self, error == nil else { return }
+            let (handler, limit) = self.shared.withLock { ($0.receiveHandler, $0.receiveLimit) }
+            if let handler, let data {
+                if data.count <= limit.size {
+                    handler(Message(receivedFrom: connection.endpoint, in: self), data, true)
+                } else if !limit.rejectsOversized {
+                    handler(Message(receivedFrom: connection.endpoint, in: self), data.prefix(limit.size), false)
+                }
+            }
+            self.receiveNext(on: connection)
+        }
     }
 }

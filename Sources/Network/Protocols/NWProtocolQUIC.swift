@@ -2,7 +2,8 @@ import NetworkCore
 import NetworkSync
 
 /// QUIC (RFC 9000) with TLS 1.3 inside it: its definition, options and metadata. A connection
-/// made with QUIC parameters carries one bidirectional stream as its byte stream.
+/// made with QUIC parameters carries one bidirectional stream as its byte stream, or, with
+/// ``Options/isDatagram``, the connection's datagrams (RFC 9221).
 public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
 
     /// The definition identifying QUIC (named `quic`).
@@ -116,14 +117,15 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
         }
 
         /// Whether these options describe the connection's datagram flow (RFC 9221) rather than
-        /// a stream. Datagram flows are not built yet: such a connection fails with
-        /// `EPROTONOSUPPORT`.
+        /// a stream: each send is one QUIC datagram, each receive one datagram, as on UDP. With
+        /// ``maxDatagramFrameSize`` left at 0, such a connection accepts frames of up to 65,535
+        /// bytes.
         public var isDatagram: Bool {
             get { state.withLock { $0.isDatagram } }
             set { state.withLock { $0.isDatagram = newValue } }
         }
 
-        /// The largest QUIC datagram frame this side accepts (0: none).
+        /// The largest QUIC datagram frame this side accepts (0: none, unless ``isDatagram``).
         public var maxDatagramFrameSize: Int {
             get { state.withLock { $0.maxDatagramFrameSize } }
             set { state.withLock { $0.maxDatagramFrameSize = max(0, newValue) } }
@@ -131,7 +133,12 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
 
         /// The transport parameters, for the engine.
         package var quicSettings: QUICSettings {
-            state.withLock { $0.settings }
+            state.withLock { state in
+                var settings = state.settings
+                let frameSize = state.maxDatagramFrameSize > 0 ? state.maxDatagramFrameSize : (state.isDatagram ? 65_535 : 0)
+                settings.maxDatagramFrameSize = UInt64(frameSize)
+                return settings
+            }
         }
 
         /// An independent copy of these options.

@@ -38,10 +38,12 @@ package struct FlowReadyFacts: Sendable {
     /// The peer's address.
     package var remoteAddress: FlowAddress? { remote.map(FlowAddress.init) }
 
-    /// The largest datagram one send may carry (`isDatagram`: the flow carries datagrams), or
-    /// the largest single write for streams.
-    package func maximumDatagramSize(isDatagram: Bool) -> Int {
-        guard isDatagram else { return Int(UInt32.max) }
+    /// The largest datagram one send may carry on a flow over `transport`, or the largest single
+    /// write for streams.
+    package func maximumDatagramSize(transport: FlowTransportKind) -> Int {
+        guard transport.carriesDatagrams else { return Int(UInt32.max) }
+        // What fits in one QUIC packet and the peer accepts, as the handshake left it.
+        if transport == .quicDatagram { return quic?.maxDatagramPayload ?? 0 }
         // 65535 minus the IP and UDP headers.
         return remote?.protocol == .inet6 ? 65_527 : 65_507
     }

@@ -121,7 +121,7 @@ package final class Flow: @unchecked Sendable {
 
     /// The flow's receives and sends are whole messages (datagrams, or framed over a stream).
     package var carriesMessages: Bool {
-        transportKind == .udp || (isFramed && !streamAboveFramers.load(ordering: .relaxed))
+        transportKind.carriesDatagrams || (isFramed && !streamAboveFramers.load(ordering: .relaxed))
     }
 
     /// An outbound flow; nothing happens until `start`.
@@ -155,7 +155,7 @@ package final class Flow: @unchecked Sendable {
         self.transportKind = transport
         self.isFramed = framed
         self.eventLoop = channel.eventLoop
-        self.receives = ReceiveQueue(mode: framed ? .datagram : .stream)
+        self.receives = ReceiveQueue(mode: transport.isStream && !framed ? .stream : .datagram)
         self.transport = .owned(channel)
     }
 

@@ -47,12 +47,19 @@ package enum FlowTarget: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The transport under a flow. QUIC is a stream transport on a UDP socket: the flow carries
-/// one bidirectional QUIC stream as a byte stream (`QUICDatagramHandler`'s bridging mode).
+/// one bidirectional QUIC stream as a byte stream (`QUICDatagramHandler`'s bridging mode), or,
+/// as `quicDatagram`, the connection's QUIC datagrams (RFC 9221) as datagrams.
 package enum FlowTransportKind: Sendable, Equatable {
-    case tcp, udp, quic
+    case tcp, udp, quic, quicDatagram
 
     /// The flow reads and writes a byte stream (TCP, or a QUIC stream), not datagrams.
-    package var isStream: Bool { self != .udp }
+    package var isStream: Bool { self == .tcp || self == .quic }
+
+    /// The flow's sends and receives are datagrams (UDP's, or QUIC's).
+    package var carriesDatagrams: Bool { !isStream }
+
+    /// A QUIC connection is underneath.
+    package var isQUIC: Bool { self == .quic || self == .quicDatagram }
 
     /// The socket underneath is a UDP socket.
     package var usesDatagramSocket: Bool { self != .tcp }

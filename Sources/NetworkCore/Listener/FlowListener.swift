@@ -159,7 +159,7 @@ package final class FlowListener: @unchecked Sendable {
         switch configuration.transport {
         case .tcp:
             options += SocketOptionPlan.tcpListener(configuration.child.tcp)
-        case .udp, .quic:
+        case .udp, .quic, .quicDatagram:
             options += SocketOptionPlan.udp(configuration.child.udp)
             options += SocketOptionPlan.trafficClass(configuration.child.trafficClass, family: family)
         }
@@ -242,7 +242,7 @@ package final class FlowListener: @unchecked Sendable {
             } else {
                 future = bootstrap.bind(to: address)
             }
-        case .udp, .quic:
+        case .udp, .quic, .quicDatagram:
             let isQUIC = configuration.transport == .quic
             let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))

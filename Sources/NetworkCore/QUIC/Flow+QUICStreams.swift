@@ -38,9 +38,10 @@ extension Flow {
 
     /// The connection's facts for the QUIC metadata; on the loop, nil for other flows.
     func quicFactsOnLoop() -> QUICConnectionFacts? {
-        guard transportKind == .quic, let handler = quicHandlerOnLoop(), let binding = handler.binding else { return nil }
-        // A flow on the connection's own channel carries stream 0, unless it is a group's.
-        let stream = quicStreamIDOnLoop ?? (handler.multiplexer == nil ? 0 : nil)
+        guard transportKind.isQUIC, let handler = quicHandlerOnLoop(), let binding = handler.binding else { return nil }
+        // A flow on the connection's own channel carries stream 0, unless it is a group's or carries
+        // datagrams.
+        let stream = quicStreamIDOnLoop ?? (handler.multiplexer == nil && transportKind == .quic ? 0 : nil)
         return binding.facts(stream: stream)
     }
 

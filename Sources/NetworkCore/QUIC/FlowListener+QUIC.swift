@@ -47,7 +47,12 @@ extension FlowListener {
         var childConfiguration = configuration.child
         childConfiguration.target = .address(remote)
         childConfiguration.transport = .quic
-        childConfiguration.quic.multiplexed = true
+        if newQUICGroupHandler != nil {
+            // The group takes the connection's datagrams.
+            childConfiguration.quic.carryGroupDatagrams()
+        } else {
+            childConfiguration.quic.multiplexed = true
+        }
         let streamConfiguration = childConfiguration
         let bootstrap = DatagramBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -90,7 +95,7 @@ extension FlowListener {
             // takes the streams.
             handshake.futureResult.whenSuccess { facts in
                 guard self.state == .ready, channel.isActive,
-                    let flow = try? Flow.adopting(accepted: channel, configuration: configuration, transport: .quic)
+                    let flow = try? Flow.adopting(accepted: channel, configuration: configuration, transport: .quicDatagram)
                 else {
                     channel.close(promise: nil)
                     return
@@ -119,6 +124,7 @@ extension FlowListener {
                 role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
                 settings: tls, limits: limits, local: local, remote: remote, now: now)
         }
+        if newQUICGroupHandler != nil { handler.carryDatagrams() }
         do {
             try channel.pipeline.syncOperations.addHandler(handler)
         } catch {

@@ -33,7 +33,7 @@ package final class QUICConnectionBinding {
     let settings: FlowTLSConfiguration
     package private(set) var phase = Phase.handshaking
     private let credentials: GnuTLSCredentials
-    private var connection: OpaquePointer?
+    private(set) var connection: OpaquePointer?
     private var session: gnutls_session_t?
     /// How GnuTLS's QUIC glue (ngtcp2_crypto_gnutls) finds the connection from the session.
     private let reference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
@@ -46,6 +46,10 @@ package final class QUICConnectionBinding {
     /// Streams with something to hand to ngtcp2, oldest first.
     private var sending = Deque<Int64>()
     private var packets: [ByteBuffer] = []
+    /// QUIC datagrams waiting for a packet (`QUICConnectionBinding+Datagrams`).
+    var datagrams = QUICDatagramQueue()
+    /// `maxDatagramPayload` for other threads, as of the last `writePackets`.
+    let datagramLimit = QUICDatagramLimit()
     /// A failure a callback found, reported once the ngtcp2 call that ran it returns.
     private var callbackFailure: (error: FlowError, transportCode: UInt64)?
     private let allocator = ByteBufferAllocator()
@@ -162,6 +166,13 @@ package final class QUICConnectionBinding {
                 stream: stream, data: data, length: length, isFinal: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
             return 0
         }
+        callbacks.recv_datagram = { _, _, data, length, owner in
+            let binding = QUICConnectionBinding.owner(owner)
+            var bytes = binding.allocator.buffer(capacity: length)
+            if let data, length > 0 { bytes.writeBytes(UnsafeRawBufferPointer(start: data, count: length)) }
+            binding.events.append(.datagram(bytes))
+            return 0
+        }
         callbacks.acked_stream_data_offset = { _, stream, offset, length, owner, _ in
             QUICConnectionBinding.owner(owner).outboxes[stream]?.acknowledged(offset: offset, length: length)
             return 0
@@ -233,6 +244,7 @@ package final class QUICConnectionBinding {
         parameters.initial_max_streams_bidi = limits.maxBidirectionalStreams
         parameters.initial_max_streams_uni = limits.maxUnidirectionalStreams
         parameters.max_idle_timeout = UInt64(max(0, limits.idleTimeout.nanoseconds))
+        parameters.max_datagram_frame_size = limits.maxDatagramFrameSize
 
         var path = currentPath()
         var created: OpaquePointer?
@@ -439,7 +451,7 @@ package final class QUICConnectionBinding {
             stream: stream, remoteIdleTimeout: Int(clamping: remote.max_idle_timeout / 1_000_000),
             remoteMaxStreams: (Int(clamping: remote.initial_max_streams_bidi), Int(clamping: remote.initial_max_streams_uni)),
             localMaxStreams: (Int(clamping: local.initial_max_streams_bidi), Int(clamping: local.initial_max_streams_uni)),
-            maxDatagramFrameSize: Int(clamping: remote.max_datagram_frame_size))
+            maxDatagramFrameSize: Int(clamping: remote.max_datagram_frame_size), datagramLimit: datagramLimit)
     }
 
     /// Sends PING frames after `interval` nanoseconds without traffic (nil: never), so an idle
@@ -475,6 +487,32 @@ package final class QUICConnectionBinding {
         var blocked: Set<Int64> = []
         var made = 0
         while made < Self.packetsPerWrite {
+            // Datagrams first: they are small and late ones are worth little.
+            if let datagram = datagrams.next {
+                var buffer = allocator.buffer(capacity: size)
+                var accepted: Int32 = 0
+                var written = 0
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
+                    let base = destination.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    written = writeDatagram(datagram, into: base, size: size, accepted: &accepted, now: now)
+                    return max(0, written)
+                }
+                if written < 0 {
+                    guard [NGTCP2_ERR_INVALID_STATE, NGTCP2_ERR_INVALID_ARGUMENT].contains(Int32(written)) else {
+                        fail(QUICErrors.local(Int32(written)), liberr: Int32(written), now: now)
+                        return false
+                    }
+                    // The peer's limits refuse it (checked when queued, so only if they shrank).
+                    datagrams.settleNext(.posix(EMSGSIZE))
+                    continue
+                }
+                if accepted != 0 { datagrams.settleNext(nil) }
+                // Nothing written: congestion control holds everything back for now.
+                if written == 0 { break }
+                packets.append(buffer)
+                made += 1
+                continue
+            }
             let stream = sending.first { !blocked.contains($0) }
             var accepted = -1
             var sentFin = false
@@ -504,6 +542,7 @@ package final class QUICConnectionBinding {
             made += 1
         }
         ngtcp2_conn_update_pkt_tx_time(connection, now)
+        datagramLimit.store(maxDatagramPayload)
         return made == Self.packetsPerWrite
     }
 
@@ -612,6 +651,8 @@ package final class QUICConnectionBinding {
         phase = .closed
         for stream in outboxes.keys { outboxes[stream]?.discard() }
         sending.removeAll()
+        // (The owner fails what it still waits for when it sees `.closed`.)
+        datagrams.discard()
         events.append(.closed(error))
     }
 }

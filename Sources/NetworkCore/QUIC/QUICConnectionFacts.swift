@@ -13,14 +13,19 @@ package final class QUICConnectionFacts: Sendable {
     package let localMaxStreamsUnidirectional: Int
     /// The largest DATAGRAM frame the peer accepts (0: it takes none).
     package let maxDatagramFrameSize: Int
+    /// The largest datagram payload one send may carry now (0: the peer takes none).
+    package var maxDatagramPayload: Int { datagramLimit.current }
+    private let datagramLimit: QUICDatagramLimit
 
     init(
-        stream: Int64?, remoteIdleTimeout: Int, remoteMaxStreams: (Int, Int), localMaxStreams: (Int, Int), maxDatagramFrameSize: Int
+        stream: Int64?, remoteIdleTimeout: Int, remoteMaxStreams: (Int, Int), localMaxStreams: (Int, Int), maxDatagramFrameSize: Int,
+        datagramLimit: QUICDatagramLimit
     ) {
         self.stream = stream
         self.remoteIdleTimeout = remoteIdleTimeout
         (remoteMaxStreamsBidirectional, remoteMaxStreamsUnidirectional) = remoteMaxStreams
         (localMaxStreamsBidirectional, localMaxStreamsUnidirectional) = localMaxStreams
         self.maxDatagramFrameSize = maxDatagramFrameSize
+        self.datagramLimit = datagramLimit
     }
 }

@@ -1,19 +1,23 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import NIOCore
+import NetworkDNS
 
 /// Runs one `QUICConnectionBinding` on a datagram channel connected to the peer: datagrams that
 /// arrive go to ngtcp2, the packets it makes go out (flushed once per read burst or operation),
 /// its timer is kept armed, and the socket is read all the time (acknowledgements and timers
 /// must not wait for the application). Everything runs on the channel's loop.
 ///
-/// Two uses: with `onEvent`, the owner sees the binding's events and calls the operations
+/// Three uses: with `onEvent`, the owner sees the binding's events and calls the operations
 /// (`openStream`, `send`, `consumed`, `verified`, `close`) itself; with `bridgingOneStream`,
 /// the handler carries one bidirectional stream for the flow handler above it as a byte
 /// stream (`QUICStreamBridge`):
 /// `ByteBuffer` reads and writes, `ChannelEvent.inputClosed` at the peer's FIN, `close(mode:
-/// .output)` for this side's FIN, and `handshake` completed once the peer is verified.
+/// .output)` for this side's FIN, and `handshake` completed once the peer is verified; with
+/// `bridgingDatagrams`, it carries the connection's QUIC datagrams instead, one `ByteBuffer`
+/// per datagram each way (`QUICDatagramBridge`).
 final class QUICDatagramHandler: ChannelDuplexHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias InboundOut = ByteBuffer
@@ -35,6 +39,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private let onEvent: ((QUICEvent) -> Void)?
     /// Bridging mode: the stream's state, and the handshake's promise until it completes.
     private var bridge: QUICStreamBridge?
+    /// Datagram bridging mode: the datagrams' state.
+    private var datagramBridge: QUICDatagramBridge?
     private var handshake: EventLoopPromise<TLSSessionFacts>?
     private var closePromise: EventLoopPromise<Void>?
     /// The application error a close of the connection sends (CONNECTION_CLOSE), set through
@@ -58,6 +64,23 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         self.onEvent = nil
         self.bridge = QUICStreamBridge()
         self.handshake = handshake
+    }
+
+    /// The handler carries the connection's datagrams for the flow above; `handshake` completes
+    /// once the connection is established and the peer takes datagrams (else it fails with
+    /// `EPROTONOSUPPORT`).
+    init(bridgingDatagrams makeBinding: @escaping BindingFactory, handshake: EventLoopPromise<TLSSessionFacts>) {
+        self.makeBinding = makeBinding
+        self.onEvent = nil
+        self.datagramBridge = QUICDatagramBridge()
+        self.handshake = handshake
+    }
+
+    /// In event mode, the flow above (a connection group's) sends and receives the connection's
+    /// datagrams through this handler, as in datagram bridging mode; the other events still go
+    /// to the owner.
+    func carryDatagrams() {
+        if datagramBridge == nil { datagramBridge = QUICDatagramBridge() }
     }
 
     /// ngtcp2's clock: the loop's monotonic clock in nanoseconds.
@@ -124,6 +147,11 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     func read(context: ChannelHandlerContext) {
         // Not passed on: the socket is read anyway. A read releases what the stream buffered.
+        if datagramBridge != nil {
+            datagramBridge?.readRequestedByFlow()
+            deliverDatagramsToFlow(context)
+            return
+        }
         guard bridge != nil else { return }
         bridge?.readRequestedByFlow()
         deliverToFlow(context)
@@ -131,6 +159,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let bytes = unwrapOutboundIn(data)
+        if datagramBridge != nil {
+            return writeDatagram(bytes, promise: promise)
+        }
         guard let stream = bridge?.stream, let binding, binding.send(bytes, on: stream, fin: false) else {
             promise?.fail(FlowError.posix(finished ? ECONNABORTED : ENOTCONN))
             return
@@ -144,6 +175,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         switch mode {
+        case .output where datagramBridge != nil:
+            // Datagrams have no end of their own: nothing to tell the peer.
+            promise?.succeed()
         case .output:
             // This side's FIN, after the bytes written before it.
             if let stream = bridge?.stream, let binding, binding.send(ByteBuffer(), on: stream, fin: true) {
@@ -165,6 +199,18 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             binding.close(applicationError: closeError.code, reason: closeError.reason, now: Self.now())
             drive()
         }
+    }
+
+    private func writeDatagram(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
+        guard let binding, !finished else {
+            promise?.fail(FlowError.posix(finished ? ECONNABORTED : ENOTCONN))
+            return
+        }
+        if let error = binding.queueDatagram(bytes) {
+            if datagramBridge?.refused(error, promise: promise) != false { promise?.fail(error) }
+            return
+        }
+        datagramBridge?.queued(promise: promise)
     }
 
     // MARK: - Operations (event mode, on the loop)
@@ -278,6 +324,10 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     private func handle(_ event: QUICEvent, _ context: ChannelHandlerContext) {
         if case .closed = event { finished = true }
+        if case .datagram = event, onEvent != nil {
+            // (Always the flow's, never the owner's.)
+            return bridged(event, context)
+        }
         if let onEvent {
             onEvent(event)
             return
@@ -288,6 +338,16 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// An event in bridging mode, for the flow above.
     private func bridged(_ event: QUICEvent, _ context: ChannelHandlerContext) {
         switch event {
+        case .established(let facts) where datagramBridge != nil:
+            guard binding?.maxDatagramPayload ?? 0 > 0 else {
+                // The peer announced no max_datagram_frame_size: nothing could be sent.
+                NetworkLog.quic.debug("peer takes no QUIC datagrams")
+                binding?.close(applicationError: 0, now: Self.now())
+                failHandshake(.posix(EPROTONOSUPPORT))
+                return
+            }
+            handshake?.succeed(facts)
+            handshake = nil
         case .established(let facts):
             guard let stream = binding?.openStream(bidirectional: true) else {
                 binding?.close(applicationError: 0, now: Self.now())
@@ -308,6 +368,12 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             }
         case .streamReset(let stream, _) where stream == bridge?.stream:
             context.fireErrorCaught(FlowError.posix(ECONNRESET))
+        case .datagram(let datagram):
+            guard datagramBridge != nil else { break }
+            if datagramBridge?.received(datagram) == false, let dropped = datagramBridge?.dropped, dropped.nonzeroBitCount == 1 {
+                NetworkLog.quic.debug("dropped \(dropped) QUIC datagrams the application did not read")
+            }
+            deliverDatagramsToFlow(context)
         case .streamOpened, .streamReset, .streamClosed, .streamsAvailable:
             break
         case .closed(let error):
@@ -335,7 +401,19 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         }
     }
 
+    private func deliverDatagramsToFlow(_ context: ChannelHandlerContext) {
+        guard let datagrams = datagramBridge?.deliver(), !datagrams.isEmpty else { return }
+        for datagram in datagrams { context.fireChannelRead(wrapInboundOut(datagram)) }
+        context.fireChannelReadComplete()
+    }
+
     private func completeWrites() {
+        if datagramBridge != nil, let binding {
+            for (promise, error) in datagramBridge?.settled(binding.takeDatagramResults()) ?? [] {
+                if let error { promise?.fail(error) } else { promise?.succeed() }
+            }
+            return
+        }
         guard let stream = bridge?.stream, let binding else { return }
         for promise in bridge?.sent(upTo: binding.sentOffset(on: stream)) ?? [] { promise?.succeed() }
     }
@@ -347,6 +425,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     private func failWrites(_ error: FlowError) {
         for promise in bridge?.abandonWrites() ?? [] { promise?.fail(error) }
+        for promise in datagramBridge?.abandonWrites() ?? [] { promise?.fail(error) }
     }
 
     private func armTimer(_ context: ChannelHandlerContext) {

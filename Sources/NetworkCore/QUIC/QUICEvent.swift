@@ -15,6 +15,8 @@ package enum QUICEvent {
     case streamReset(id: Int64, applicationError: UInt64)
     /// A stream is gone on both sides; the code when one was given (a reset or STOP_SENDING).
     case streamClosed(id: Int64, applicationError: UInt64?)
+    /// A QUIC datagram (RFC 9221) arrived.
+    case datagram(ByteBuffer)
     /// More streams of this kind may be opened (the peer raised the limit).
     case streamsAvailable(bidirectional: Bool)
     /// The connection is over: nil when it ended in order (either side closed without an

@@ -10,6 +10,8 @@ package struct QUICSettings: Sendable, Equatable {
     package var maxStreamDataUnidirectional: UInt64 = 1 << 20
     package var maxBidirectionalStreams: UInt64 = 100
     package var maxUnidirectionalStreams: UInt64 = 100
+    /// The largest DATAGRAM frame (RFC 9221) this side accepts; 0: it takes none.
+    package var maxDatagramFrameSize: UInt64 = 0
     /// The largest UDP payload this side sends and accepts; 0 for ngtcp2's default.
     package var maxUDPPayloadSize: Int = 0
     /// The connection belongs to a connection group: the flow stands for the connection and
@@ -18,4 +20,12 @@ package struct QUICSettings: Sendable, Equatable {
     package var multiplexed = false
 
     package init() {}
+
+    /// Makes these the settings of a connection group's connection, whose group sends and
+    /// receives the connection's datagrams: it announces them (65,535-byte frames unless
+    /// `maxDatagramFrameSize` says otherwise).
+    package mutating func carryGroupDatagrams() {
+        multiplexed = true
+        if maxDatagramFrameSize == 0 { maxDatagramFrameSize = 65_535 }
+    }
 }

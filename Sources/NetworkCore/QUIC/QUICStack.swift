@@ -1,7 +1,8 @@
 import NIOCore
 
-/// Puts QUIC under a flow: the flow's stream is one bidirectional QUIC stream, carried by a
-/// `QUICDatagramHandler` in bridging mode on the connected UDP channel.
+/// Puts QUIC under a flow: the flow's stream is one bidirectional QUIC stream (or, with
+/// `carriesDatagrams`, the connection's datagrams), carried by a `QUICDatagramHandler` in a
+/// bridging mode on the connected UDP channel.
 enum QUICStack {
     /// Adds the QUIC handler below the flow's handler and completes once the handshake and the
     /// server's verification are done (the stream is then open).
@@ -9,7 +10,7 @@ enum QUICStack {
     /// through `QUICStreamMultiplexer`, and each one the peer opens gets a flow from
     /// `adoptPeerStream`.
     static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings,
+        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
         adoptPeerStream: @escaping QUICStreamMultiplexer.PeerStreamAdopter
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
@@ -18,9 +19,15 @@ enum QUICStack {
             try QUICConnectionBinding(
                 role: .client(serverName: hostName), settings: settings, limits: quic, local: local, remote: remote, now: now)
         }
-        let handler = quic.multiplexed
-            ? QUICStreamMultiplexer(handshake: promise, adoptPeerStream: adoptPeerStream).makeHandler(binding: binding)
-            : QUICDatagramHandler(bridgingOneStream: binding, handshake: promise)
+        let handler: QUICDatagramHandler
+        if quic.multiplexed {
+            handler = QUICStreamMultiplexer(handshake: promise, adoptPeerStream: adoptPeerStream).makeHandler(binding: binding)
+            if carriesDatagrams { handler.carryDatagrams() }
+        } else if carriesDatagrams {
+            handler = QUICDatagramHandler(bridgingDatagrams: binding, handshake: promise)
+        } else {
+            handler = QUICDatagramHandler(bridgingOneStream: binding, handshake: promise)
+        }
         do {
             try channel.pipeline.syncOperations.addStackHandler(handler)
         } catch {

@@ -126,7 +126,8 @@ final class QUICStreamMultiplexer {
             while !waitingOpens.isEmpty, let channel = tryOpen() {
                 waitingOpens.removeFirst()(.success(channel))
             }
-        case .streamsAvailable, .streamClosed:
+        case .streamsAvailable, .streamClosed, .datagram:
+            // (Datagrams go to the group's flow: `QUICDatagramHandler.carryDatagrams`.)
             break
         case .closed(let error):
             let reason = error ?? .posix(ECONNABORTED)

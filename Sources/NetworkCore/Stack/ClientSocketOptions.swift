@@ -23,7 +23,7 @@ enum ClientSocketOptions {
                 // NIO turns Nagle off by default; Apple leaves it on unless `noDelay` is set.
                 options.append(.init(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: configuration.tcp.noDelay ? 1 : 0))
             }
-        case .udp, .quic:
+        case .udp, .quic, .quicDatagram:
             options += SocketOptionPlan.udp(configuration.udp)
         }
         if !isUnix {

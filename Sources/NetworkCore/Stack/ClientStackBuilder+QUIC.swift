@@ -4,7 +4,8 @@ import NetworkSystem
 
 extension ClientStackBuilder {
     /// A QUIC attempt: a connected UDP socket, then the QUIC handshake (TLS 1.3 inside it) with
-    /// the flow's TLS settings; the flow above reads and writes one bidirectional stream.
+    /// the flow's TLS settings; the flow above reads and writes one bidirectional stream, or the
+    /// connection's datagrams.
     func connectQUIC(
         _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
     ) -> EventLoopFuture<Channel> {
@@ -14,10 +15,11 @@ extension ClientStackBuilder {
             try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
         }
         let quic = configuration.quic
+        let carriesDatagrams = configuration.transport == .quicDatagram
         // A group's streams that the peer opens are flows with the group's configuration.
         let streamConfiguration = configuration
         return secured(bindAndConnect(bootstrap, attempt: attempt, local: local), attempt: attempt) { channel, settings, hostName in
-            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic) { stream in
+            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic, carriesDatagrams: carriesDatagrams) { stream in
                 try Flow.adopting(accepted: stream, configuration: streamConfiguration, transport: .quic)
             }
         }

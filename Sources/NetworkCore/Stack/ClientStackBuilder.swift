@@ -61,7 +61,7 @@ struct ClientStackBuilder: Sendable {
         switch configuration.transport {
         case .tcp: return connectTCP(attempt, options: options, local: local)
         case .udp: return connectUDP(attempt, options: options, local: local)
-        case .quic: return connectQUIC(attempt, options: options, local: local)
+        case .quic, .quicDatagram: return connectQUIC(attempt, options: options, local: local)
         }
     }
 

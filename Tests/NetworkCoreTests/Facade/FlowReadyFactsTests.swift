@@ -10,9 +10,9 @@ struct FlowReadyFactsTests {
     func maximumDatagramSize() throws {
         let v4 = try SocketAddress(ipAddress: "127.0.0.1", port: 9)
         let v6 = try SocketAddress(ipAddress: "::1", port: 9)
-        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(isDatagram: false) == Int(UInt32.max))
-        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(isDatagram: true) == 65_507)
-        #expect(FlowReadyFacts(local: nil, remote: v6, tlsSession: nil).maximumDatagramSize(isDatagram: true) == 65_527)
+        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(transport: .tcp) == Int(UInt32.max))
+        #expect(FlowReadyFacts(local: nil, remote: v4, tlsSession: nil).maximumDatagramSize(transport: .udp) == 65_507)
+        #expect(FlowReadyFacts(local: nil, remote: v6, tlsSession: nil).maximumDatagramSize(transport: .udp) == 65_527)
     }
 
     @Test("addresses and the TLS session as given")

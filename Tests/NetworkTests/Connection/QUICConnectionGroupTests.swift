@@ -202,6 +202,42 @@ struct QUICConnectionGroupTests {
         group.cancel()
     }
 
+    @Test("a group's messages are the connection's datagrams: send is one datagram, the receive handler gets each echo whole from the group's endpoint; oversized ones are dropped, or cut and marked incomplete when not rejected; streams go on beside them")
+    func datagrams() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let group = Self.group(to: server)
+        let received = Recorder<(String, Bool, Bool)>()
+        group.setReceiveHandler(maximumMessageSize: 100) { message, content, isComplete in
+            received.append((content.map { String(decoding: $0, as: UTF8.self) } ?? "", isComplete, message.remoteEndpoint == group.descriptor.members.first))
+        }
+        let states = Recorder<NWConnectionGroup.State>()
+        #expect(try await Self.start(group, states: states) == .ready)
+        let sent = Recorder<NWError?>()
+        group.send(content: Data("hello".utf8)) { sent.append($0) }
+        group.send(content: Data(repeating: UInt8(ascii: "x"), count: 200)) { sent.append($0) }
+        group.send(content: Data("after".utf8)) { sent.append($0) }
+        group.send(content: Data(count: 70_000)) { sent.append($0) }
+        let results = try await sent.wait(count: 4, "4 sends")
+        #expect(results[0] == nil && results[1] == nil && results[2] == nil)
+        #expect(results[3] == .posix(.EMSGSIZE))
+        let messages = try await received.wait(count: 2, "the two small echoes")
+        #expect(messages.map(\.0) == ["hello", "after"], "the 200-byte echo is rejected")
+        #expect(messages.allSatisfy { $0.1 && $0.2 })
+        // A stream beside the datagrams.
+        let (stream, _) = try await Self.readyStream(of: group)
+        #expect(await TLSInteropTests.exchange(stream, "stream too") == "stream too")
+        // Not rejecting: the oversized echo comes cut, incomplete.
+        group.setReceiveHandler(maximumMessageSize: 100, rejectOversizedMessages: false) { _, content, isComplete in
+            received.append((content.map { String(decoding: $0, as: UTF8.self) } ?? "", isComplete, true))
+        }
+        group.send(content: Data(repeating: UInt8(ascii: "y"), count: 200)) { sent.append($0) }
+        let all = try await received.wait(count: 3, "the cut echo")
+        #expect(all[2].0 == String(repeating: "y", count: 100) && !all[2].1)
+        stream.cancel()
+        group.cancel()
+    }
+
     @Test("what a group cannot be yet fails clearly: a multiplex group over TCP fails with EPROTONOSUPPORT and gives no connections")
     func refused() async throws {
         let group = NWConnectionGroup(with: NWMultiplexGroup(to: .hostPort(host: "127.0.0.1", port: 9)), using: .tcp)

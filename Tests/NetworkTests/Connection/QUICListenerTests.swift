@@ -102,6 +102,37 @@ struct QUICListenerTests {
         _ = try await groupStates.wait("cancelled") { $0.contains(.cancelled) }
     }
 
+    @Test("a group a listener accepted carries the client's QUIC datagrams: its receive handler gets each one, whole, from the client's endpoint, and a reply goes back to the client")
+    func groupDatagrams() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        let listener = try NWListener(using: try Self.parameters(identity), on: .any)
+        let received = Recorder<String>()
+        listener.newConnectionGroupHandler = { group in
+            group.setReceiveHandler { message, content, isComplete in
+                guard let content, isComplete, message.remoteEndpoint != nil else {
+                    received.append("unexpected")
+                    return
+                }
+                received.append(String(decoding: content, as: UTF8.self))
+                message.reply(content: content)
+            }
+            group.newConnectionHandler = { stream in
+                stream.start(queue: queue)
+                Self.echo(stream)
+            }
+            group.start(queue: queue)
+        }
+        let port = try await TLSInteropTests.start(listener, queue: queue)
+        defer { listener.cancel() }
+        guard let client = try await Self.client(port: port, identity: identity, streams: 1, extra: ["--datagrams", "20"]) else { return }
+        defer { client.stop() }
+        try await client.waitForOutput(containing: "datagrams 20 ok")
+        try await client.waitForOutput(containing: "done")
+        let texts = try await received.wait(count: 20, "20 datagrams")
+        #expect(Set(texts) == Set((0..<20).map { "datagram \($0)" }))
+    }
+
     @Test("a client opening 150 streams at once gets the 100 this side allows, no more while they stay open; once they finish, the rest come and all 150 are echoed")
     func streamLimitHolds() async throws {
         let identity = try TLSInteropTests.Identity.make()
