@@ -5,6 +5,8 @@
 #   "close:N"   makes the server close the connection with application error N
 #   "reset:N"   makes the server reset that stream with application error N
 #   "push:N"    makes the server open a stream of its own and send N bytes on it, then FIN
+# A unidirectional stream the client opens is collected to its end, printed as "uni STREAM
+# LENGTH", and answered on a unidirectional stream of the server's: "uni:" and the bytes, then FIN.
 # Datagrams (RFC 9221) are echoed (--no-datagrams: the server announces none); one too large for
 # aioquic's own 1,200-byte packets is printed as "datagram received LENGTH" instead. A datagram
 #   "burst:N"   is answered with N datagrams "burst I" (I from 0). Each connection's end is printed as "closed CODE", a stream
@@ -17,9 +19,21 @@ from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, St
 
 
 class Echo(QuicConnectionProtocol):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.unidirectional = {}
+
     def quic_event_received(self, event):
         quic = self._quic
-        if isinstance(event, StreamDataReceived):
+        if isinstance(event, StreamDataReceived) and event.stream_id & 2:
+            collected = self.unidirectional.get(event.stream_id, b"") + event.data
+            self.unidirectional[event.stream_id] = collected
+            if event.end_stream:
+                del self.unidirectional[event.stream_id]
+                print("uni", event.stream_id, len(collected), flush=True)
+                answer = quic.get_next_available_stream_id(is_unidirectional=True)
+                quic.send_stream_data(answer, b"uni:" + collected, end_stream=True)
+        elif isinstance(event, StreamDataReceived):
             data = event.data
             if data.startswith(b"close:"):
                 quic.close(error_code=int(data[6:]), reason_phrase="asked")

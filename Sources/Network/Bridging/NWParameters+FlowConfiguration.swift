@@ -60,9 +60,8 @@ extension NWParameters {
             var tls = quic.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
             tls.applicationProtocols = quic.alpn + tls.applicationProtocols.filter { !quic.alpn.contains($0) }
             configuration.tls = tls
-            // Not built yet (docs/quic.md): unidirectional streams, protocols above QUIC, and
-            // listeners of datagram flows.
-            if (quic.isDatagram && listener) || quic.direction != .bidirectional || !stack.applicationProtocols.isEmpty {
+            // Not built yet (docs/quic.md): protocols above QUIC, and listeners of datagram flows.
+            if (quic.isDatagram && listener) || !stack.applicationProtocols.isEmpty {
                 configuration.unsupported = .posix(EPROTONOSUPPORT)
             }
         default:

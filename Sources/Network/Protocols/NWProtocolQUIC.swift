@@ -61,7 +61,8 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
             set { state.withLock { $0.alpn = newValue } }
         }
 
-        /// The kind of stream a connection made from these options opens.
+        /// The kind of stream a connection made from these options opens (from a group, or on a
+        /// QUIC connection of its own); a unidirectional one only sends.
         public var direction: Direction {
             get { state.withLock { $0.direction } }
             set { state.withLock { $0.direction = newValue } }
@@ -135,6 +136,7 @@ public final class NWProtocolQUIC: NWProtocol, @unchecked Sendable {
         package var quicSettings: QUICSettings {
             state.withLock { state in
                 var settings = state.settings
+                settings.unidirectional = state.direction == .unidirectional
                 let frameSize = state.maxDatagramFrameSize > 0 ? state.maxDatagramFrameSize : (state.isDatagram ? 65_535 : 0)
                 settings.maxDatagramFrameSize = UInt64(frameSize)
                 return settings

@@ -172,6 +172,11 @@ extension Flow {
             if abortive, let stream = channel as? QUICStreamChannel {
                 // A stream of a QUIC connection group: RESET_STREAM and STOP_SENDING.
                 stream.reset(applicationError: stream.resetCode)
+            } else if abortive, transportKind.isQUIC,
+                let handler = try? channel.pipeline.syncOperations.handler(type: QUICDatagramHandler.self)
+            {
+                // A QUIC connection: CONNECTION_CLOSE now, whatever is still in flight.
+                handler.closeNow()
             } else if abortive, let provider = channel as? SocketOptionProvider {
                 // SO_LINGER with a zero timeout makes close() send a reset.
                 _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).always { _ in

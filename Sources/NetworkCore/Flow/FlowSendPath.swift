@@ -66,6 +66,12 @@ package struct FlowSendPath {
         return count > 0 && joined.readableBytes > 0 ? (joined, count) : nil
     }
 
+    /// The sending side is closed from the start (a QUIC stream only the peer sends on): every
+    /// send fails with `EPIPE`.
+    package mutating func closeWrite() {
+        writeClosed = true
+    }
+
     /// What `send` becomes on a ready flow of this kind.
     package mutating func step(_ send: FlowSend, datagrams: Bool) -> Step {
         if writeClosed { return .rejected(.posix(EPIPE)) }

@@ -39,9 +39,9 @@ extension Flow {
     /// The connection's facts for the QUIC metadata; on the loop, nil for other flows.
     func quicFactsOnLoop() -> QUICConnectionFacts? {
         guard transportKind.isQUIC, let handler = quicHandlerOnLoop(), let binding = handler.binding else { return nil }
-        // A flow on the connection's own channel carries stream 0, unless it is a group's or carries
-        // datagrams.
-        let stream = quicStreamIDOnLoop ?? (handler.multiplexer == nil && transportKind == .quic ? 0 : nil)
+        // A flow on the connection's own channel carries the handler's one stream, unless it is
+        // a group's or carries datagrams.
+        let stream = quicStreamIDOnLoop ?? handler.bridgedStreamID
         return binding.facts(stream: stream)
     }
 
@@ -82,7 +82,8 @@ extension Flow {
             perform(machine.establishmentFailed(.posix(ENOTCONN), fatal: true))
             return
         }
-        multiplexer.openStream { result in
+        let bidirectional = !(setup?.configuration.quic.unidirectional ?? false)
+        multiplexer.openStream(bidirectional: bidirectional) { result in
             switch result {
             case .success(let channel):
                 guard self.machine.state == .preparing else {

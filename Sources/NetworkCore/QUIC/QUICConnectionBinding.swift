@@ -422,6 +422,13 @@ package final class QUICConnectionBinding {
         withUnsafeBytes(of: identifier.data) { Array($0.prefix(min(identifier.datalen, Int(NGTCP2_MAX_CIDLEN)))) }
     }
 
+    /// Whether everything queued on `stream` reached the peer: its bytes acknowledged and its
+    /// end (if queued) sent; true once the stream is gone.
+    func isDelivered(_ stream: Int64) -> Bool {
+        guard let outbox = outboxes[stream] else { return true }
+        return outbox.heldBytes == 0 && !outbox.hasUnsent
+    }
+
     /// How far into `stream` ngtcp2 has taken the queued bytes (everything, once the stream is
     /// gone).
     func sentOffset(on stream: Int64) -> UInt64 {

@@ -39,6 +39,10 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private let onEvent: ((QUICEvent) -> Void)?
     /// Bridging mode: the stream's state, and the handshake's promise until it completes.
     private var bridge: QUICStreamBridge?
+    /// A graceful close waiting for the stream's bytes to be acknowledged (`lingerTime` at most).
+    private var lingerTimer: Scheduled<Void>?
+    /// Bridging mode opens a unidirectional stream.
+    private var bridgesUnidirectional = false
     /// Datagram bridging mode: the datagrams' state.
     private var datagramBridge: QUICDatagramBridge?
     private var handshake: EventLoopPromise<TLSSessionFacts>?
@@ -59,10 +63,16 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     /// The handler carries one stream for the flow above it; `handshake` completes with the
     /// session's facts once the connection is established and the stream open.
-    init(bridgingOneStream makeBinding: @escaping BindingFactory, handshake: EventLoopPromise<TLSSessionFacts>) {
+    /// With `unidirectional`, the stream is one this side only sends on: its input is at its end
+    /// from the start.
+    init(
+        bridgingOneStream makeBinding: @escaping BindingFactory, unidirectional: Bool = false,
+        handshake: EventLoopPromise<TLSSessionFacts>
+    ) {
         self.makeBinding = makeBinding
         self.onEvent = nil
         self.bridge = QUICStreamBridge()
+        self.bridgesUnidirectional = unidirectional
         self.handshake = handshake
     }
 
@@ -196,9 +206,37 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             if let promise {
                 if let closePromise { closePromise.futureResult.cascade(to: promise) } else { closePromise = promise }
             }
-            binding.close(applicationError: closeError.code, reason: closeError.reason, now: Self.now())
-            drive()
+            if let stream = bridge?.stream, !binding.isDelivered(stream) {
+                // CONNECTION_CLOSE would drop what the stream still has in flight (a TCP close
+                // leaves it to the kernel): the close waits until the peer has it all, or the
+                // linger time passed.
+                lingerUntilDelivered(context)
+                return
+            }
+            closeNow()
         }
+    }
+
+    /// How long a graceful close waits for the bridged stream's bytes to be acknowledged.
+    static let lingerTime = TimeAmount.seconds(2)
+
+    private func lingerUntilDelivered(_ context: ChannelHandlerContext) {
+        guard lingerTimer == nil else { return }
+        lingerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) { [weak self] in
+            NetworkLog.quic.debug("closing with stream data still unacknowledged after the linger time")
+            self?.closeNow()
+        }
+        drive()
+    }
+
+    /// Closes the connection at once: CONNECTION_CLOSE with the close error set in the metadata
+    /// (an abortive close, or the end of a graceful one).
+    func closeNow() {
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        guard let binding, !finished else { return }
+        binding.close(applicationError: closeError.code, reason: closeError.reason, now: Self.now())
+        drive()
     }
 
     private func writeDatagram(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
@@ -214,6 +252,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     // MARK: - Operations (event mode, on the loop)
+
+    /// The stream bridging mode carries, once open.
+    var bridgedStreamID: Int64? { bridge?.stream }
 
     /// The UDP channel, while the handler is in its pipeline.
     var channel: Channel? { context?.channel }
@@ -301,6 +342,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             if rounds >= 16 { capped = true; break }
         }
         driving = false
+        if lingerTimer != nil, let stream = bridge?.stream, binding.isDelivered(stream) {
+            return closeNow()
+        }
         if binding.phase == .closed {
             finish(context)
             return
@@ -349,12 +393,13 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             handshake?.succeed(facts)
             handshake = nil
         case .established(let facts):
-            guard let stream = binding?.openStream(bidirectional: true) else {
+            guard let stream = binding?.openStream(bidirectional: !bridgesUnidirectional) else {
                 binding?.close(applicationError: 0, now: Self.now())
                 failHandshake(.posix(EPROTO))
                 return
             }
             bridge?.opened(stream)
+            if bridgesUnidirectional { _ = bridge?.received(ByteBuffer(), on: stream, isFinal: true) }
             handshake?.succeed(facts)
             handshake = nil
         case .verificationNeeded(let chain):
@@ -450,6 +495,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private func finish(_ context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        lingerTimer?.cancel()
+        lingerTimer = nil
         let promise = closePromise
         closePromise = nil
         context.close(promise: promise)

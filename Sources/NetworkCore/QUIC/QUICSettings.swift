@@ -10,6 +10,8 @@ package struct QUICSettings: Sendable, Equatable {
     package var maxStreamDataUnidirectional: UInt64 = 1 << 20
     package var maxBidirectionalStreams: UInt64 = 100
     package var maxUnidirectionalStreams: UInt64 = 100
+    /// The stream a connection opens is unidirectional (this side sends, the peer only reads).
+    package var unidirectional = false
     /// The largest DATAGRAM frame (RFC 9221) this side accepts; 0: it takes none.
     package var maxDatagramFrameSize: UInt64 = 0
     /// The largest UDP payload this side sends and accepts; 0 for ngtcp2's default.

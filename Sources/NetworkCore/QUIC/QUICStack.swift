@@ -26,7 +26,7 @@ enum QUICStack {
         } else if carriesDatagrams {
             handler = QUICDatagramHandler(bridgingDatagrams: binding, handshake: promise)
         } else {
-            handler = QUICDatagramHandler(bridgingOneStream: binding, handshake: promise)
+            handler = QUICDatagramHandler(bridgingOneStream: binding, unidirectional: quic.unidirectional, handshake: promise)
         }
         do {
             try channel.pipeline.syncOperations.addStackHandler(handler)

@@ -6,8 +6,9 @@ import NIOCore
 /// One QUIC stream of a multiplexed connection as a NIO channel of its own, so that a flow runs
 /// on it exactly as on a TCP socket: `ByteBuffer` reads on demand, `ChannelEvent.inputClosed` at
 /// the peer's FIN, `close(mode: .output)` for this side's FIN. The bytes travel through the
-/// connection's `QUICStreamMultiplexer` (NIOHTTP2's stream channels are the model). Confined to
-/// the connection's event loop.
+/// connection's `QUICStreamMultiplexer` (NIOHTTP2's stream channels are the model). A
+/// unidirectional stream is half a channel: one this side opened has its input ended from the
+/// start, one the peer opened its output. Confined to the connection's event loop.
 final class QUICStreamChannel: Channel, ChannelCore, @unchecked Sendable {
     let streamID: Int64
     let eventLoop: EventLoop
@@ -26,7 +27,8 @@ final class QUICStreamChannel: Channel, ChannelCore, @unchecked Sendable {
     /// The application error an abortive close (a reset) sends, set through the QUIC metadata.
     var resetCode: UInt64 = 0
 
-    init(stream: Int64, multiplexer: QUICStreamMultiplexer, parent: Channel) {
+    /// `openedHere`: this side opened the stream (else the peer did).
+    init(stream: Int64, multiplexer: QUICStreamMultiplexer, parent: Channel, openedHere: Bool) {
         self.streamID = stream
         self.eventLoop = parent.eventLoop
         self.multiplexer = multiplexer
@@ -35,7 +37,19 @@ final class QUICStreamChannel: Channel, ChannelCore, @unchecked Sendable {
         self.remoteAddress = parent.remoteAddress
         self.closePromise = parent.eventLoop.makePromise()
         self.bridge.opened(stream)
+        if QUICStreamChannel.isUnidirectional(stream) {
+            if openedHere {
+                _ = bridge.received(ByteBuffer(), on: stream, isFinal: true)
+            } else {
+                outputClosed = true
+            }
+        }
         self._pipeline = ChannelPipeline(channel: self)
+    }
+
+    /// Bit 1 of a stream id: 1 for a unidirectional stream.
+    static func isUnidirectional(_ stream: Int64) -> Bool {
+        stream & 0x2 != 0
     }
 
     /// Tells the handlers the stream is there (as a socket's registration and activation do),

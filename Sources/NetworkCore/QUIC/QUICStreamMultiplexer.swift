@@ -23,8 +23,8 @@ final class QUICStreamMultiplexer {
     /// this side announced), and the group's taker once it is there.
     private var unclaimedPeerFlows: [Flow] = []
     private var peerStreamTaker: ((Flow) -> Void)?
-    /// Opens waiting for the peer to allow more streams.
-    private var waitingOpens = Deque<(Result<QUICStreamChannel, FlowError>) -> Void>()
+    /// Opens waiting for the peer to allow more streams, per kind (bidirectional: true).
+    private var waitingOpens: [Bool: Deque<(Result<QUICStreamChannel, FlowError>) -> Void>] = [:]
     private var ended: FlowError?
 
     init(handshake: EventLoopPromise<TLSSessionFacts>, adoptPeerStream: @escaping PeerStreamAdopter) {
@@ -51,22 +51,24 @@ final class QUICStreamMultiplexer {
         for flow in flows { taker(flow) }
     }
 
-    /// Opens a bidirectional stream of this side, now or once the peer allows another.
-    func openStream(_ completion: @escaping (Result<QUICStreamChannel, FlowError>) -> Void) {
+    /// Opens a stream of this side, now or once the peer allows another of its kind.
+    func openStream(bidirectional: Bool, _ completion: @escaping (Result<QUICStreamChannel, FlowError>) -> Void) {
         if let ended {
             completion(.failure(ended))
             return
         }
-        guard waitingOpens.isEmpty, let channel = tryOpen() else {
-            waitingOpens.append(completion)
+        guard waitingOpens[bidirectional]?.isEmpty != false, let channel = tryOpen(bidirectional: bidirectional) else {
+            waitingOpens[bidirectional, default: []].append(completion)
             return
         }
         completion(.success(channel))
     }
 
-    private func tryOpen() -> QUICStreamChannel? {
-        guard let handler, let parent = handler.channel, let stream = handler.openStream(bidirectional: true) else { return nil }
-        let channel = QUICStreamChannel(stream: stream, multiplexer: self, parent: parent)
+    private func tryOpen(bidirectional: Bool) -> QUICStreamChannel? {
+        guard let handler, let parent = handler.channel, let stream = handler.openStream(bidirectional: bidirectional) else {
+            return nil
+        }
+        let channel = QUICStreamChannel(stream: stream, multiplexer: self, parent: parent, openedHere: true)
         streams[stream] = channel
         return channel
     }
@@ -122,11 +124,11 @@ final class QUICStreamMultiplexer {
             }
         case .streamReset(let stream, _):
             streams[stream]?.failed(.posix(ECONNRESET))
-        case .streamsAvailable(bidirectional: true):
-            while !waitingOpens.isEmpty, let channel = tryOpen() {
-                waitingOpens.removeFirst()(.success(channel))
+        case .streamsAvailable(let bidirectional):
+            while waitingOpens[bidirectional]?.isEmpty == false, let channel = tryOpen(bidirectional: bidirectional) {
+                waitingOpens[bidirectional]?.removeFirst()(.success(channel))
             }
-        case .streamsAvailable, .streamClosed, .datagram:
+        case .streamClosed, .datagram:
             // (Datagrams go to the group's flow: `QUICDatagramHandler.carryDatagrams`.)
             break
         case .closed(let error):
@@ -135,7 +137,7 @@ final class QUICStreamMultiplexer {
             let wasEstablishing = handshake != nil
             handshake?.fail(reason)
             handshake = nil
-            for open in waitingOpens { open(.failure(reason)) }
+            for open in waitingOpens.values.joined() { open(.failure(reason)) }
             waitingOpens.removeAll()
             for channel in Array(streams.values) { channel.failed(reason) }
             streams.removeAll()
@@ -148,16 +150,13 @@ final class QUICStreamMultiplexer {
 
     private func peerOpened(_ stream: Int64) {
         guard let handler, let parent = handler.channel else { return }
-        // Unidirectional streams are not carried yet: the peer is asked to stop.
-        guard stream & 0x2 == 0 else {
-            handler.binding?.stopReading(stream, applicationError: 0)
-            return
-        }
-        let channel = QUICStreamChannel(stream: stream, multiplexer: self, parent: parent)
+        let channel = QUICStreamChannel(stream: stream, multiplexer: self, parent: parent, openedHere: false)
         streams[stream] = channel
         do {
             let flow = try adoptPeerStream(channel)
             flow.sessionFacts = sessionFacts.map { StackSessionBox(tls: $0) }
+            // The peer's unidirectional stream: this side only reads.
+            if QUICStreamChannel.isUnidirectional(stream) { flow.sendPath.closeWrite() }
             channel.activate()
             if let peerStreamTaker {
                 peerStreamTaker(flow)

@@ -202,6 +202,38 @@ struct QUICConnectionGroupTests {
         group.cancel()
     }
 
+    @Test("unidirectional streams: a stream opened with direction .unidirectional is stream 2, its receive side ends at once, its bytes and FIN reach the server; the server's answer on a unidirectional stream of its own (3) reaches newConnectionHandler, where receiving works and a send fails")
+    func unidirectionalStreams() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let group = Self.group(to: server)
+        let answers = Recorder<NWConnection>()
+        group.newConnectionHandler = { answers.append($0) }
+        let states = Recorder<NWConnectionGroup.State>()
+        #expect(try await Self.start(group, states: states) == .ready)
+        let options = NWProtocolQUIC.Options(alpn: ["echo"])
+        options.direction = .unidirectional
+        let stream = try #require(NWConnection(from: group, using: options))
+        #expect(await TLSInteropTests.settle(stream) == .ready)
+        #expect(Self.streamID(stream) == 2)
+        let (nothing, ended) = await QUICConnectionTests.receiveToEnd(stream)
+        #expect(nothing.isEmpty && ended, "nothing ever comes on this side's unidirectional stream")
+        stream.send(content: Data("one way".utf8), contentContext: .finalMessage, completion: .contentProcessed { _ in })
+        try await server.process.waitForOutput(containing: "uni 2 7\n")
+        let answer = try #require(try await answers.wait(count: 1, "the server's stream").first)
+        answer.start(queue: DispatchQueue(label: "answer"))
+        let (bytes, answerEnded) = await QUICConnectionTests.receiveToEnd(answer)
+        #expect(String(decoding: bytes, as: UTF8.self) == "uni:one way" && answerEnded)
+        #expect(Self.streamID(answer) == 3)
+        let refused = Recorder<NWError?>()
+        answer.send(content: Data("back".utf8), completion: .contentProcessed { refused.append($0) })
+        let sendError = try await refused.wait("the send's completion") { !$0.isEmpty }.first ?? nil
+        #expect(sendError != nil, "the peer's unidirectional stream carries nothing back")
+        answer.cancel()
+        stream.cancel()
+        group.cancel()
+    }
+
     @Test("a group's messages are the connection's datagrams: send is one datagram, the receive handler gets each echo whole from the group's endpoint; oversized ones are dropped, or cut and marked incomplete when not rejected; streams go on beside them")
     func datagrams() async throws {
         guard let server = try await AioquicServer.start() else { return }

@@ -143,6 +143,22 @@ struct QUICConnectionTests {
         kept.cancel()
     }
 
+    @Test("a connection whose options say .unidirectional carries stream 2, sends only: its receive ends at once, its bytes and FIN reach the server")
+    func unidirectional() async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let parameters = Self.pinned(server.certificate)
+        (parameters.defaultProtocolStack.transportProtocol as? NWProtocolQUIC.Options)?.direction = .unidirectional
+        let connection = Self.connection(to: server, using: parameters)
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        #expect((connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.streamIdentifier == 2)
+        let (nothing, ended) = await Self.receiveToEnd(connection)
+        #expect(nothing.isEmpty && ended)
+        connection.send(content: Data(repeating: 7, count: 100_000), contentContext: .finalMessage, completion: .contentProcessed { _ in })
+        try await server.process.waitForOutput(containing: "uni 2 100000\n")
+        connection.cancel()
+    }
+
     @Test("applicationError set on the metadata, then cancel: the server sees the connection closed with that code")
     func closesWithApplicationError() async throws {
         guard let server = try await AioquicServer.start() else { return }
@@ -172,7 +188,7 @@ struct QUICConnectionTests {
         connection.cancel()
     }
 
-    @Test("what is not built yet is refused with EPROTONOSUPPORT, not run as something else: unidirectional streams, protocols above QUIC, datagram listeners; a QUIC listener without an identity fails with errSSLBadCert")
+    @Test("what is not built yet is refused with EPROTONOSUPPORT, not run as something else: protocols above QUIC, datagram listeners; a QUIC listener without an identity fails with errSSLBadCert")
     func refusedForNow() async throws {
         let datagramListener = try NWListener(using: .quicDatagram(alpn: ["echo"]))
         let refused = Recorder<NWListener.State>()
@@ -182,11 +198,6 @@ struct QUICConnectionTests {
         let refusedStates = try await refused.wait("failed") { $0.contains { if case .failed = $0 { return true }; return false } }
         #expect(refusedStates.contains(.failed(.posix(.EPROTONOSUPPORT))), "\(refusedStates)")
         datagramListener.cancel()
-        let options = NWProtocolQUIC.Options(alpn: ["echo"])
-        options.direction = .unidirectional
-        let unidirectional = NWConnection(host: "127.0.0.1", port: 9, using: NWParameters(quic: options))
-        #expect(await TLSInteropTests.settle(unidirectional) == .failed(.posix(.EPROTONOSUPPORT)))
-        unidirectional.cancel()
         let framed = NWParameters.quic(alpn: ["echo"])
         framed.defaultProtocolStack.applicationProtocols.insert(NWProtocolTLS.Options(), at: 0)
         let above = NWConnection(host: "127.0.0.1", port: 9, using: framed)
