@@ -7,8 +7,8 @@
 # MEM_CONNS (10000), UDP_SIZES (64,1200), PORT (19000; uses PORT..PORT+9, +100, +200, +201),
 # PIN (both | same | split | none; default both: pinned with REPS, then unpinned with
 # UNPINNED_REPS (5) for the scenarios whose targets are per placement), ONLY (comma-separated scenarios: rr1,rr100,bulk,
-# udp64-single,udp64-batch,udp1200-single,udp1200-batch,framed,ws,tls-bulk,tls-handshake,mem), SUITE (1 =
-# also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301.
+# udp64-single,udp64-batch,udp1200-single,udp1200-batch,framed,ws,tls-bulk,tls-handshake,quic-bulk,quic-handshake,mem), SUITE (1 =
+# also run `swift package benchmark`, default 1). The TLS server uses PORT+300 and PORT+301, the QUIC sink PORT+500.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -55,8 +55,9 @@ if [ ! -f /usr/include/openssl/ssl.h ] || ! command -v openssl >/dev/null; then
     fi
 fi
 
-# python websockets for the WebSocket scenario's python client (the version the tests use).
-if ! python3 -c 'import websockets' 2>/dev/null; then
+# python websockets for the WebSocket scenario's python client, aioquic for the QUIC scenarios'
+# (the versions the tests use; aioquic goes to Debian's python, as for the tests).
+if ! python3 -c 'import websockets' 2>/dev/null || { [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import aioquic' 2>/dev/null; }; then
     log "installing python websockets (scripts/install-deps.sh)"
     bash "$HERE/../scripts/install-deps.sh"
 fi

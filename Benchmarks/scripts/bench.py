@@ -29,6 +29,7 @@ IMPL_LABEL = {
     "c-s_time": "C, `openssl s_time -new`",
     "nio": "SwiftNIO",
     "python-websockets": "python `websockets` (asyncio)",
+    "python-aioquic": "python `aioquic` 1.7.2 (asyncio)",
     "nio-hop": "NIO event loop + Dispatch queue",
     "network": "Network (this package)",
     "nio-async": "SwiftNIO `NIOAsyncChannel`",
@@ -39,6 +40,9 @@ IMPL_LABEL = {
 ASYNC_IMPLS = {"nio-async": "nio", "network-async": "network"}
 
 TLS_SCENARIOS = ("tls-bulk", "tls-handshake")
+QUIC_SCENARIOS = ("quic-bulk", "quic-handshake")
+# The QUIC sink (`nw-bench quic-server`) listens here (relative to --port).
+QUIC_PORT_OFFSET = 500
 
 
 def scenarios(a):
@@ -63,6 +67,13 @@ def scenarios(a):
               "MiB/s", "higher", ["tls-bulk", "--size", "65536", "--duration", d], ["c-openssl", "nio", "network"]))
     s.append(("tls-handshake", "sequential TLS 1.3 handshakes (new TCP connection + full handshake, X25519 + ECDSA P-256, then close)",
               "handshakes/s", "higher", ["tls-handshake"] + timed, ["c-openssl", "c-s_time", "nio", "network"]))
+    s.append(("quic-bulk", f"bulk over one QUIC stream (TLS 1.3 inside, ALPN \"bench\"), 64 KiB writes, one direction, {a.duration:g} s, "
+              "then the stream's FIN; counted by the QUIC sink (`nw-bench quic-server`: an NWListener of ours, the same "
+              "for every client), which answers with its count",
+              "MiB/s", "higher", ["quic-bulk", "--size", "65536", "--duration", d], ["network", "python-aioquic"]))
+    s.append(("quic-handshake", "sequential QUIC handshakes against the QUIC sink (new connection, full TLS 1.3 "
+              "handshake, then close without waiting for the closing period)",
+              "handshakes/s", "higher", ["quic-handshake"] + timed, ["network", "python-aioquic"]))
     s.append(("framed", "framed messages (4-byte type + 4-byte length + 64-byte payload) echoed back, 1 TCP connection, "
               "16 in flight (Network: an NWProtocolFramer, 16 receives pending; NIO: a ByteToMessageDecoder / "
               "MessageToByteEncoder pair, answers flushed once per read)",
@@ -86,8 +97,13 @@ WS_PORT_OFFSET = 400
 
 def command(impl):
     """How to run one implementation's client."""
+    # scripts/install-deps.sh installs the python peers for Debian's python, which need not be the
+    # python3 first on PATH (a pyenv one, say).
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     if impl == "python-websockets":
-        return [sys.executable, os.path.join(HERE, "scripts/ws_client.py")]
+        return [python, os.path.join(HERE, "scripts/ws_client.py")]
+    if impl == "python-aioquic":
+        return [python, os.path.join(HERE, "scripts/aioquic_client.py")]
     if impl in ASYNC_IMPLS:
         return [binary(ASYNC_IMPLS[impl])]
     return [binary(impl)]
@@ -210,6 +226,10 @@ def fmt(v, unit):
     return f"{v:,.0f}"
 
 
+def fmt_ratio(r):
+    return f"{r:.2f}" if r is not None else "—"
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
@@ -259,6 +279,18 @@ def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
             server.terminate()
             sys.exit("TLS server did not start: " + tls_server.stderr.read())
 
+    # The QUIC sink (an NWListener of ours; same placement), only when a QUIC scenario runs.
+    quic_server = None
+    if any(name in QUIC_SCENARIOS for name, *_ in wanted) and not a.network_missing:
+        if cert_dir is None:
+            cert_dir, cert, key = make_certificate()
+        quic_server = subprocess.Popen(server_pin + [binary("network"), "quic-server", "--port", str(a.port),
+                                                     "--cert", cert, "--key", key],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if quic_server.stdout.readline().strip() != "ready":
+            server.terminate()
+            sys.exit("QUIC sink did not start: " + quic_server.stderr.read())
+
     # The WebSocket echo server (NIOWebSocket; same placement), only when the WebSocket scenario runs.
     ws_server = None
     if any(name == "ws" for name, *_ in wanted):
@@ -303,6 +335,9 @@ def measure(a, pin, scen, only, impls_only, reps_default, skip, started):
         if ws_server is not None:
             ws_server.terminate()
             ws_server.wait()
+        if quic_server is not None:
+            quic_server.terminate()
+            quic_server.wait()
         if cert_dir is not None:
             shutil.rmtree(cert_dir, ignore_errors=True)
     return results, errors
@@ -474,6 +509,16 @@ def write_report(a, scen, by_pin, total):
     targets.append(("Bulk TLS, " + PIN_SHORT[first] + ": Network ≥ 0.95 × NIOSSL", nw_nio(first, "tls-bulk"), lambda r: r >= 0.95, "{:.2f}×"))
     targets.append(("TLS handshakes per second, " + PIN_SHORT[first] + ": Network ≥ 0.9 × NIOSSL", nw_nio(first, "tls-handshake"),
                     lambda r: r >= 0.9, "{:.2f}×"))
+    # QUIC (issue 15): one stream's bulk against our own TLS over TCP and against aioquic.
+    for pin in pins:
+        results = by_pin.get(pin, ({}, {}))[0]
+        if pin == first:
+            targets.append((f"QUIC bulk, {PIN_SHORT[pin]}: Network over QUIC ≥ 0.5 × Network over TLS/TCP",
+                            ratio(median_of(results, "quic-bulk", "network"), median_of(results, "tls-bulk", "network")),
+                            lambda r: r >= 0.5, "{:.2f}×"))
+        targets.append((f"QUIC bulk, {PIN_SHORT[pin]}: Network ≥ 5 × aioquic",
+                        ratio(median_of(results, "quic-bulk", "network"), median_of(results, "quic-bulk", "python-aioquic")),
+                        lambda r: r >= 5, "{:.2f}×"))
     targets.append(("Memory: ≤ 3,072 B user-space memory per idle connection",
                     median_of(by_pin[first][0], "mem", "network"), lambda v: v <= 3072, "{:,.0f} B/conn"))
     out.append("## Targets\n")
@@ -593,6 +638,14 @@ def scenario_tables(a, scen, pin, results, errors, several):
                            "round trip, is the floor of the present design (see the note under Targets).\n")
             continue
         # ratios
+        if name in QUIC_SCENARIOS:
+            # No NIO QUIC client: against aioquic, and bulk against our own TLS over TCP.
+            nw = median_of(results, name, "network")
+            parts = [f"Network / aioquic = {fmt_ratio(ratio(nw, median_of(results, name, 'python-aioquic')))}"]
+            if name == "quic-bulk":
+                parts.append(f"Network QUIC / Network TLS over TCP = {fmt_ratio(ratio(nw, median_of(results, 'tls-bulk', 'network')))}")
+            out.append("Ratios (of medians): " + "; ".join(parts) + "\n")
+            continue
         nw, nio = median_of(results, name, "network"), median_of(results, name, "nio")
         cs = [(c, median_of(results, name, c)) for c in ("c-epoll", "c-blocking", "c-openssl", "c-s_time") if c in impls]
         cname = {"c-epoll": "C epoll", "c-blocking": "C blocking", "c-openssl": "C OpenSSL", "c-s_time": "openssl s_time"}

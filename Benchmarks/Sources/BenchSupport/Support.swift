@@ -29,12 +29,14 @@ public struct Options: Sendable {
     public var verifyBlock = false  // Network TLS only: accept the certificate in a verify block instead of peer_authentication_required = false
     public var name: String?
     public var api = "classic"  // "async": Network's 2025 API (NetworkConnection); NIO's NIOAsyncChannel
+    public var cert: String?  // Network quic-server: PEM certificate chain
+    public var key: String?  // Network quic-server: PEM private key
 
     public init(scenario: String) { self.scenario = scenario }
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|ws|ws-server|mem|tls-bulk|tls-handshake [--host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|ws|ws-server|mem|tls-bulk|tls-handshake|quic-server|quic-bulk|quic-handshake [--cert PEM --key PEM --host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2
@@ -57,6 +59,8 @@ public struct Options: Sendable {
             case "--verify-block": o.verifyBlock = v == "1" || v == "true"
             case "--name": o.name = v
             case "--api": o.api = v
+            case "--cert": o.cert = v
+            case "--key": o.key = v
             default: fail("unknown option \(k)")
             }
             i += 2

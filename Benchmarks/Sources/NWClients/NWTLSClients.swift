@@ -42,15 +42,23 @@ public final class NWTLSHandshakeClient: Sendable {
     let queue = DispatchQueue(label: "bench.tls-handshake")
     let host: NWEndpoint.Host
     let port: NWEndpoint.Port
-    let verifyBlock: Bool
+    let makeParameters: @Sendable (DispatchQueue) -> NWParameters
     let shared: NWParameters?
 
     /// `sharedParameters`: one `NWParameters` for every connection; otherwise each connection gets
     /// its own, as code that builds its parameters where it connects does.
-    public init(host: String, port: Int, verifyBlock: Bool, sharedParameters: Bool) {
+    public convenience init(host: String, port: Int, verifyBlock: Bool, sharedParameters: Bool) {
+        self.init(host: host, port: port, sharedParameters: sharedParameters) { queue in
+            tlsParameters(verifyBlock: verifyBlock, verifyQueue: queue)
+        }
+    }
+
+    /// Handshakes with the parameters `makeParameters` makes (given the client's queue, for
+    /// verify blocks): QUIC's, for example.
+    public init(host: String, port: Int, sharedParameters: Bool, makeParameters: @escaping @Sendable (DispatchQueue) -> NWParameters) {
         (self.host, self.port) = endpoint(host, port)
-        self.verifyBlock = verifyBlock
-        self.shared = sharedParameters ? tlsParameters(verifyBlock: verifyBlock, verifyQueue: self.queue) : nil
+        self.makeParameters = makeParameters
+        self.shared = sharedParameters ? makeParameters(self.queue) : nil
     }
 
     public func start(_ control: RunControl) {
@@ -58,7 +66,7 @@ public final class NWTLSHandshakeClient: Sendable {
     }
 
     private func next(_ control: RunControl) {
-        let parameters = self.shared ?? tlsParameters(verifyBlock: self.verifyBlock, verifyQueue: self.queue)
+        let parameters = self.shared ?? self.makeParameters(self.queue)
         let connection = NWConnection(host: self.host, port: self.port, using: parameters)
         connection.stateUpdateHandler = { state in
             switch state {

@@ -1,6 +1,7 @@
 // One measurement per invocation, one JSON line on stdout (see ../../README.md).
 import BenchSupport
 import Dispatch
+import Foundation
 import NWClients
 
 let o = Options.parse(CommandLine.arguments)
@@ -96,6 +97,25 @@ case "tls-handshake":
     emit(impl: impl, scenario: o.name ?? "tls-handshake", value: r.perSecond, unit: "handshakes/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
          extra: ["handshakes_total": Double(r.totalOps), "open_fds": Double(fds)])
+case "quic-server":
+    // The QUIC scenarios' sink (for every QUIC client), until killed.
+    guard let cert = o.cert, let key = o.key,
+        let chain = try? String(contentsOfFile: cert, encoding: .utf8), let privateKey = try? String(contentsOfFile: key, encoding: .utf8)
+    else { fail("quic-server needs --cert PEM --key PEM") }
+    runNWQUICSinkServer(port: o.port + 500, certificatePEM: chain, keyPEM: privateKey)
+case "quic-bulk":
+    let r = nwQUICBulk(host: o.host, port: o.port + 500, chunkSize: o.size, duration: o.duration, window: o.window)
+    if r.bytes == 0 { fail("quic-bulk: the sink's byte count never arrived") }
+    emit(impl: impl, scenario: o.name ?? "quic-bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
+         ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
+case "quic-handshake":
+    let client = NWTLSHandshakeClient(host: o.host, port: o.port + 500, sharedParameters: o.sharedParameters) { _ in quicParameters() }
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    if control.errors > 0 { fail("quic-handshake: \(control.errors) handshakes failed") }
+    emit(impl: impl, scenario: o.name ?? "quic-handshake", value: r.perSecond, unit: "handshakes/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["handshakes_total": Double(r.totalOps), "open_fds": Double(openFileDescriptorCount())])
 default:
     fail("unknown scenario \(o.scenario)")
 }
