@@ -8,13 +8,14 @@ import NetworkCore
 /// What a QUIC server (`QUICConnectionBinding` in the server role, as a QUIC listener runs it
 /// for each client) does with the datagrams a client sends. An input is the client's datagrams,
 /// each behind a 2-byte big-endian length; the first must be an Initial the listener would
-/// accept (`initialConnectionIDs`), as on the listening socket, and it makes the connection.
+/// accept (`QUICRetry.check`), as on the listening socket, and it makes the connection.
 /// Captured client Initials decrypt (their keys come from the client's own connection ID), so
 /// the ClientHello and its transport parameters are parsed; later packets need the
 /// handshake's fresh keys. `QUICFuzzDriver` checks the connection's invariants on the way.
 package enum QUICServerInputFuzzBody {
     private static let local = try! SocketAddress(ipAddress: "127.0.0.1", port: 4_433)
     private static let remote = try! SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
+    private static let retry = try? QUICRetry()
 
     /// A throwaway self-signed P-256 certificate for "localhost" and its key (DER, base64),
     /// made for this target only.
@@ -43,12 +44,13 @@ package enum QUICServerInputFuzzBody {
     @discardableResult
     package static func run(_ bytes: [UInt8]) -> Int {
         var input = bytes[...]
-        guard let first = QUICFuzzDriver.take(&input, lengthBytes: 2),
-            let identifiers = QUICConnectionBinding.initialConnectionIDs(ByteBuffer(bytes: first))
-        else { return 0 }
         let now: UInt64 = 1_000_000_000
+        // The listening socket's judgement (a token that is not this listener's is dropped).
+        guard let first = QUICFuzzDriver.take(&input, lengthBytes: 2),
+            case .accept(let initial)? = retry?.check(ByteBuffer(bytes: first), from: remote, requireAddressValidation: false, now: now)
+        else { return 0 }
         guard let server = try? QUICConnectionBinding(
-            role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
+            role: .server(initial),
             settings: settings, limits: QUICFuzzDriver.limits, local: local, remote: remote, now: now)
         else { return 0 }
         var driver = QUICFuzzDriver(server, now: now)

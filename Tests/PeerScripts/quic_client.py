@@ -8,6 +8,7 @@
 # halfway through and prints "key phase changed" once packets both ways use the new keys.
 # --datagrams N (with the streams) sends N QUIC datagrams "datagram I" and prints "datagram
 # TEXT" for each one that comes back, then "datagrams N ok" once all N did (within 5 s).
+# Once connected it prints "retries N": how many Retry packets the server made it answer.
 import argparse, asyncio, ssl, sys
 from aioquic.asyncio import connect
 from aioquic.asyncio.protocol import QuicConnectionProtocol
@@ -93,6 +94,7 @@ async def main():
     configuration.verify_mode = ssl.CERT_REQUIRED
     try:
         async with connect(args.host, args.port, configuration=configuration, create_protocol=Client) as client:
+            print("retries", client._quic._retry_count, flush=True)
             if args.datagrams:
                 await datagrams(client, args.datagrams)
             if args.bulk:

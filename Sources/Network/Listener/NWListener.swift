@@ -41,7 +41,13 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     /// `requiredLocalEndpoint` of `.unix(path:)` listens on that UNIX-domain socket path instead
     /// (TCP parameters, port `.any`). Throws `NWError.posix(.EINVAL)` when the parameters name no
     /// transport this build runs, or a local endpoint it cannot listen on.
-    public init(using parameters: NWParameters, on port: NWEndpoint.Port = .any) throws {
+    public convenience init(using parameters: NWParameters, on port: NWEndpoint.Port = .any) throws {
+        try self.init(using: parameters, on: port, quicRetry: nil)
+    }
+
+    /// The initializer, with when a QUIC listener asks clients for a Retry (nil: the engine's
+    /// default, once 64 handshakes are under way; tests force it).
+    init(using parameters: NWParameters, on port: NWEndpoint.Port, quicRetry: QUICRetryPolicy?) throws {
         self.parameters = parameters.copy()
         guard let transport = self.parameters.flowTransport else { throw NWError.posix(.EINVAL) }
         var bindHost: String?
@@ -74,6 +80,7 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
         configuration.allowLocalEndpointReuse = self.parameters.allowLocalEndpointReuse
         configuration.acceptLocalOnly = self.parameters.acceptLocalOnly
         configuration.unsupported = child.unsupported
+        if let quicRetry { configuration.quicRetry = quicRetry }
         self.engine = FlowListener(configuration: configuration)
     }
 

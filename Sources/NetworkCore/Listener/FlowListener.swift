@@ -51,6 +51,8 @@ package final class FlowListener: @unchecked Sendable {
     var tlsContext: NIOSSLContext?
     /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
     var dtlsCookies: DTLSCookies?
+    /// A QUIC listener's Retry token secret (made when it binds).
+    var quicRetry: QUICRetry?
     var localNetworks: [SystemInterface] = []
     /// Bounds the lines about new, refused and dropped peers (touched on `eventLoop` only).
     var peerEventLog = LogRateLimiter()
@@ -189,6 +191,7 @@ package final class FlowListener: @unchecked Sendable {
                 if configuration.transport == .quic {
                     // QUIC: a GnuTLS session per connection; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true, stream: true)
+                    quicRetry = try QUICRetry()
                 } else if configuration.transport == .udp {
                     // DTLS: sessions are made per peer; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true)

@@ -21,6 +21,8 @@ package struct FlowListenerConfiguration: Sendable {
     /// How many datagram peers the listener keeps, and when one may be evicted
     /// (`DatagramPeerTable`). Datagrams beyond the bounds are dropped (UDP semantics).
     package var datagramPeerLimits = DatagramPeerLimits()
+    /// When a QUIC listener makes new clients prove their address first (a Retry).
+    package var quicRetry = QUICRetryPolicy.whenBusy(handshakes: 64)
 
     package init(transport: FlowTransportKind, port: Int, child: FlowConfiguration) {
         self.transport = transport

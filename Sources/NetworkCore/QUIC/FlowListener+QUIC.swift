@@ -21,16 +21,29 @@ extension FlowListener {
         guard state == .ready, newFlowHandler != nil, let tls = configuration.child.tls, let local = listening.localAddress else { return }
         if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
         // Only a client's Initial (of a version ngtcp2 speaks, long enough) starts a connection;
-        // anything else from an unknown address is dropped without an answer.
-        guard let identifiers = QUICConnectionBinding.initialConnectionIDs(envelope.data) else {
-            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): not a QUIC Initial")
+        // anything else from an unknown address is dropped without an answer. When the policy
+        // says so, the client first proves its address with a Retry.
+        let handshakes = quicConnections.values.lazy.filter(\.handshaking).count
+        let identifiers: QUICInitial
+        switch quicRetry?.check(
+            envelope.data, from: remote, requireAddressValidation: requiresRetry(handshakes: handshakes),
+            now: QUICDatagramHandler.now())
+        {
+        case .accept(let initial):
+            identifiers = initial
+        case .retry(let packet):
+            logPeerEvent(.trace, "QUIC Retry to \(remote.logText)")
+            listening.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: packet), promise: nil)
+            return
+        case .drop, nil:
+            logPeerEvent(.trace, "dropped a datagram from \(remote.logText): not a QUIC Initial (or a bad Retry token)")
             return
         }
         // Bounds: connections in all, and handshakes under way (each holds a socket, ngtcp2's
         // state and a TLS session for up to the handshake timeout, for a client address that
         // may be forged).
         guard quicConnections.count < configuration.datagramPeerLimits.maximumPeers,
-            quicConnections.values.lazy.filter(\.handshaking).count < configuration.datagramPeerLimits.maximumUnstarted
+            handshakes < configuration.datagramPeerLimits.maximumUnstarted
         else {
             logPeerEvent(.trace, "dropped a QUIC Initial from \(remote.logText): every connection slot is in use")
             return
@@ -74,7 +87,7 @@ extension FlowListener {
     /// binding under a stream multiplexer, whose streams go to the user (or the whole connection
     /// as a group's flow, when the user takes groups).
     private func serve(
-        _ connection: QUICServerConnection, on channel: Channel, identifiers: (destination: [UInt8], source: [UInt8]),
+        _ connection: QUICServerConnection, on channel: Channel, identifiers: QUICInitial,
         tls: FlowTLSConfiguration, configuration: FlowConfiguration
     ) {
         let remote = connection.remote
@@ -121,7 +134,7 @@ extension FlowListener {
         let limits = configuration.quic
         let handler = multiplexer.makeHandler { local, remote, now throws(FlowError) in
             try QUICConnectionBinding(
-                role: .server(originalDestination: identifiers.destination, clientSource: identifiers.source),
+                role: .server(identifiers),
                 settings: tls, limits: limits, local: local, remote: remote, now: now)
         }
         if newQUICGroupHandler != nil { handler.carryDatagrams() }
@@ -132,5 +145,14 @@ extension FlowListener {
             return
         }
         connection.attach(handler)
+    }
+
+    /// Whether a new client must answer a Retry first, with `handshakes` under way.
+    private func requiresRetry(handshakes: Int) -> Bool {
+        switch configuration.quicRetry {
+        case .never: return false
+        case .always: return true
+        case .whenBusy(let limit): return handshakes >= limit
+        }
     }
 }

@@ -15,9 +15,9 @@ import NetworkDNS
 package final class QUICConnectionBinding {
     package enum Role: Equatable {
         case client(serverName: String?)
-        /// The server side of a connection whose client's first Initial was sent to
-        /// `originalDestination` from `clientSource` (its connection IDs).
-        case server(originalDestination: [UInt8], clientSource: [UInt8])
+        /// The server side of the connection a client's Initial starts (its connection IDs, and
+        /// the Retry it answered, if any).
+        case server(QUICInitial)
 
         var isClient: Bool {
             if case .client = self { return true }
@@ -50,6 +50,8 @@ package final class QUICConnectionBinding {
     var datagrams = QUICDatagramQueue()
     /// `maxDatagramPayload` for other threads, as of the last `writePackets`.
     let datagramLimit = QUICDatagramLimit()
+    /// A datagram came in (a server writes nothing before).
+    private var hasReceived = false
     /// A failure a callback found, reported once the ngtcp2 call that ran it returns.
     private var callbackFailure: (error: FlowError, transportCode: UInt64)?
     private let allocator = ByteBufferAllocator()
@@ -214,12 +216,19 @@ package final class QUICConnectionBinding {
         destination.datalen = Int(NGTCP2_MIN_INITIAL_DCIDLEN)
         source.datalen = 8
         var originalDestination = ngtcp2_cid()
-        if case .server(let original, let clientSource) = role {
+        var retrySource: ngtcp2_cid?
+        if case .server(let initial) = role {
             // Packets go to the client's ID; the original one goes back in the transport
-            // parameters, so the client knows no one tampered with its first Initial.
-            guard Self.copy(clientSource, into: &destination), Self.copy(original, into: &originalDestination),
+            // parameters, so the client knows no one tampered with its first Initial (and the
+            // Retry's, so it knows the Retry came from this server).
+            guard Self.copy(initial.clientSource, into: &destination), Self.copy(initial.originalDestination, into: &originalDestination),
                 Self.randomize(&source.data, count: source.datalen)
             else { throw FlowError.posix(EINVAL) }
+            if let retry = initial.retrySource {
+                var identifier = ngtcp2_cid()
+                guard Self.copy(retry, into: &identifier) else { throw FlowError.posix(EINVAL) }
+                retrySource = identifier
+            }
         } else if let connectionIDs {
             guard Self.copy(connectionIDs.destination, into: &destination), Self.copy(connectionIDs.source, into: &source),
                 destination.datalen >= Int(NGTCP2_MIN_INITIAL_DCIDLEN)
@@ -255,12 +264,26 @@ package final class QUICConnectionBinding {
                 &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters, owner)
         } else {
             parameters.original_dcid = originalDestination
-            status = cngtcp2_conn_server_new(
-                &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters, owner)
+            if let retrySource {
+                parameters.retry_scid = retrySource
+                parameters.retry_scid_present = 1
+            }
+            // The Retry token proved the client's address: no anti-amplification limit.
+            status = retryToken.withUnsafeBufferPointer { token in
+                if token.count > 0 { settings.token = ngtcp2_vec(base: UnsafeMutablePointer(mutating: token.baseAddress), len: token.count) }
+                return cngtcp2_conn_server_new(
+                    &created, &destination, &source, &path, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &settings, &parameters, owner)
+            }
         }
         guard status == 0, let created else { throw QUICErrors.local(status) }
         connection = created
         ngtcp2_conn_set_tls_native_handle(created, UnsafeMutableRawPointer(session))
+    }
+
+    /// The Retry token of a server connection's client (empty: none).
+    private var retryToken: [UInt8] {
+        guard case .server(let initial) = role else { return [] }
+        return initial.token ?? []
     }
 
     private static func owner(_ pointer: UnsafeMutableRawPointer?) -> QUICConnectionBinding {
@@ -348,6 +371,7 @@ package final class QUICConnectionBinding {
     /// `.closed`.
     package func receive(_ datagram: ByteBuffer, from source: SocketAddress, now: UInt64) {
         guard let connection, phase != .closed else { return }
+        hasReceived = true
         remoteLength = Self.store(source, in: remoteAddress)
         var path = currentPath()
         let status = datagram.withUnsafeReadableBytes { bytes in
@@ -405,21 +429,6 @@ package final class QUICConnectionBinding {
     private func isPeerStream(_ stream: Int64) -> Bool {
         // Bit 0 of a stream id says who opened it: 0 the client, 1 the server.
         stream & 0x1 == (role.isClient ? 1 : 0)
-    }
-
-    /// The connection IDs of a datagram that may start a connection (a client's Initial that
-    /// ngtcp2 accepts), nil for anything else.
-    package static func initialConnectionIDs(_ datagram: ByteBuffer) -> (destination: [UInt8], source: [UInt8])? {
-        datagram.withUnsafeReadableBytes { bytes -> (destination: [UInt8], source: [UInt8])? in
-            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-            var header = ngtcp2_pkt_hd()
-            guard ngtcp2_accept(&header, base, bytes.count) == 0 else { return nil }
-            return (Self.bytes(of: header.dcid), Self.bytes(of: header.scid))
-        }
-    }
-
-    private static func bytes(of identifier: ngtcp2_cid) -> [UInt8] {
-        withUnsafeBytes(of: identifier.data) { Array($0.prefix(min(identifier.datalen, Int(NGTCP2_MAX_CIDLEN)))) }
     }
 
     /// Whether everything queued on `stream` reached the peer: its bytes acknowledged and its
@@ -490,6 +499,9 @@ package final class QUICConnectionBinding {
     @discardableResult
     package func writePackets(now: UInt64) -> Bool {
         guard let connection, phase != .closed else { return false }
+        // A server has nothing to say before the client's first Initial gave it its keys (and
+        // with a Retry token ngtcp2 would try, and assert).
+        guard role.isClient || hasReceived else { return false }
         let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
         var blocked: Set<Int64> = []
         var made = 0

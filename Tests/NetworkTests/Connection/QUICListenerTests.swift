@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
+import NetworkCore
 import PeerSupport
 import Testing
 
@@ -100,6 +101,26 @@ struct QUICListenerTests {
         #expect((group.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.negotiatedALPN == "echo")
         group.cancel()
         _ = try await groupStates.wait("cancelled") { $0.contains(.cancelled) }
+    }
+
+    @Test("with Retry required, aioquic's client first answers a Retry (and checks our transport parameters name the Retry's and its original connection IDs, or it would fail the handshake), then its 3 streams are echoed; without it, no Retry")
+    func retry() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        for (policy, retries) in [(QUICRetryPolicy.always, 1), (.never, 0)] {
+            let listener = try NWListener(using: try Self.parameters(identity), on: .any, quicRetry: policy)
+            listener.newConnectionHandler = { connection in
+                connection.start(queue: queue)
+                Self.echo(connection)
+            }
+            let port = try await TLSInteropTests.start(listener, queue: queue)
+            defer { listener.cancel() }
+            guard let client = try await Self.client(port: port, identity: identity, streams: 3) else { return }
+            defer { client.stop() }
+            try await client.waitForOutput(containing: "retries \(retries)\n")
+            try await client.waitForOutput(containing: "done")
+            for index in 0..<3 { try await client.waitForOutput(containing: "echo \(index) message \(index)\n") }
+        }
     }
 
     @Test("a group a listener accepted carries the client's QUIC datagrams: its receive handler gets each one, whole, from the client's endpoint, and a reply goes back to the client")
