@@ -377,7 +377,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         case NWProtocolQUIC.definition:
             guard flow.transportKind.isQUIC, let facts = shared.withLock({ $0.readyFacts })?.tlsSession else { return nil }
             // A group's stream has its own number; a QUIC connection outside a group carries the
-            // client's first bidirectional stream, number 0.
+            // stream it opened (0, or 2 when unidirectional); a datagram flow has none (0).
             let quic = shared.withLock { $0.readyFacts?.quic }
             return NWProtocolQUIC.Metadata(sec_protocol_metadata_t(facts), connection: quic, flow: flow)
         case NWProtocolWebSocket.definition:

@@ -232,12 +232,9 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
             // An error ends the loop; the group's state says why.
             guard let self, error == nil else { return }
             let (handler, limit) = self.shared.withLock { ($0.receiveHandler, $0.receiveLimit) }
-            if let handler, let data {
-                if data.count <= limit.size {
-                    handler(Message(receivedFrom: connection.endpoint, in: self), data, true)
-                } else if !limit.rejectsOversized {
-                    handler(Message(receivedFrom: connection.endpoint, in: self), data.prefix(limit.size), false)
-                }
+            if let handler, let data, data.count <= limit.size || !limit.rejectsOversized {
+                let fits = data.count <= limit.size
+                handler(Message(receivedFrom: connection.endpoint, in: self), fits ? data : data.prefix(limit.size), fits)
             }
             self.receiveNext(on: connection)
         }

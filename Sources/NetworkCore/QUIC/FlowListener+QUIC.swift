@@ -23,10 +23,9 @@ extension FlowListener {
         // Only a client's Initial (of a version ngtcp2 speaks, long enough) starts a connection;
         // anything else from an unknown address is dropped without an answer. When the policy
         // says so, the client first proves its address with a Retry.
-        let handshakes = quicConnections.values.lazy.filter(\.handshaking).count
         let identifiers: QUICInitial
         switch quicRetry?.check(
-            envelope.data, from: remote, requireAddressValidation: requiresRetry(handshakes: handshakes),
+            envelope.data, from: remote, requireAddressValidation: configuration.quicRetry.requiresRetry(handshakes: quicHandshakes),
             now: QUICDatagramHandler.now())
         {
         case .accept(let initial):
@@ -43,7 +42,7 @@ extension FlowListener {
         // state and a TLS session for up to the handshake timeout, for a client address that
         // may be forged).
         guard quicConnections.count < configuration.datagramPeerLimits.maximumPeers,
-            handshakes < configuration.datagramPeerLimits.maximumUnstarted
+            quicHandshakes < configuration.datagramPeerLimits.maximumUnstarted
         else {
             logPeerEvent(.trace, "dropped a QUIC Initial from \(remote.logText): every connection slot is in use")
             return
@@ -147,12 +146,8 @@ extension FlowListener {
         connection.attach(handler)
     }
 
-    /// Whether a new client must answer a Retry first, with `handshakes` under way.
-    private func requiresRetry(handshakes: Int) -> Bool {
-        switch configuration.quicRetry {
-        case .never: return false
-        case .always: return true
-        case .whenBusy(let limit): return handshakes >= limit
-        }
+    /// The QUIC handshakes under way (a scan: only acceptable Initials ask).
+    private var quicHandshakes: Int {
+        quicConnections.values.lazy.filter(\.handshaking).count
     }
 }

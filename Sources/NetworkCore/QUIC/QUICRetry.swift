@@ -32,8 +32,11 @@ package final class QUICRetry: Sendable {
     }
 
     /// Judges `datagram` from `remote`: a valid Retry token is accepted whatever the policy;
-    /// without one, a client is sent a Retry when `requireAddressValidation`.
-    package func check(_ datagram: ByteBuffer, from remote: SocketAddress, requireAddressValidation: Bool, now: UInt64) -> Decision {
+    /// without one, a client is sent a Retry when `requireAddressValidation`, which is only
+    /// evaluated for an acceptable Initial (garbage costs no more than the parse).
+    package func check(
+        _ datagram: ByteBuffer, from remote: SocketAddress, requireAddressValidation: @autoclosure () -> Bool, now: UInt64
+    ) -> Decision {
         datagram.withUnsafeReadableBytes { bytes -> Decision in
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .drop }
             var header = ngtcp2_pkt_hd()
@@ -43,7 +46,7 @@ package final class QUICRetry: Sendable {
             if token.first == UInt8(NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
                 return verify(token, header: header, from: remote, now: now)
             }
-            guard requireAddressValidation else {
+            guard requireAddressValidation() else {
                 return .accept(QUICInitial(originalDestination: Self.bytes(of: header.dcid), clientSource: Self.bytes(of: header.scid)))
             }
             return retry(header, to: remote, now: now)

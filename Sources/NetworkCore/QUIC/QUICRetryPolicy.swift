@@ -8,4 +8,13 @@ package enum QUICRetryPolicy: Sendable, Equatable {
     /// Once this many handshakes are under way: a flood from forged addresses then costs a
     /// Retry packet each, and cannot fill the listener's handshake slots.
     case whenBusy(handshakes: Int)
+
+    /// Whether a new client must answer a Retry first, with `handshakes` under way.
+    func requiresRetry(handshakes: @autoclosure () -> Int) -> Bool {
+        switch self {
+        case .never: return false
+        case .always: return true
+        case .whenBusy(let limit): return handshakes() >= limit
+        }
+    }
 }
