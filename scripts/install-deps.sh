@@ -33,8 +33,10 @@ TEST_PACKAGES=(
   avahi-daemon     # Linux's own mDNS stack: the Bonjour tests run it beside ours
   avahi-utils      # avahi-browse / avahi-publish: its side of those tests
   dbus-daemon      # a private system bus for avahi (its tools talk to the daemon over D-Bus)
+  libev-dev        # the event loop of ngtcp2's example client (build-ngtcp2-client.sh, below)
 )
 PACKAGES=("${LIBRARY_PACKAGES[@]}")
+TEST_PEERS=0
 # Python packages the tests' peers need (pinned; not in Debian at these versions).
 PIP_PACKAGES=()
 if [ "${1:-}" = "--library" ]; then
@@ -44,6 +46,7 @@ else
   PIP_PACKAGES+=(websockets==17.4)  # python websockets: the WebSocket tests' server and client
   PIP_PACKAGES+=(zeroconf==0.154.0)  # python-zeroconf: the Bonjour tests' other mDNS stack
   PIP_PACKAGES+=(aioquic==1.7.2)  # aioquic: the QUIC tests' server
+  TEST_PEERS=1
 fi
 PACKAGES+=("$@")
 
@@ -57,6 +60,12 @@ done
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
 pip_installed() { "$PYTHON" -c "import importlib.metadata as m, sys; sys.exit(m.version('${1%%==*}') != '${1##*==}')" 2>/dev/null; }
+# Peers built here from Debian's sources: ngtcp2's own example client, a second QUIC stack
+# for the interop tests.
+build_test_peers() {
+  [ "$TEST_PEERS" -eq 1 ] || return 0
+  bash "$(dirname "${BASH_SOURCE[0]}")/build-ngtcp2-client.sh"
+}
 install_pip_packages() {
   local wanted=()
   for p in ${PIP_PACKAGES[@]+"${PIP_PACKAGES[@]}"}; do pip_installed "$p" || wanted+=("$p"); done
@@ -72,6 +81,7 @@ SUDO=()
 
 if [ ${#missing[@]} -eq 0 ]; then
   install_pip_packages
+  build_test_peers
   echo "install-deps: all present (${PACKAGES[*]}${PIP_PACKAGES[*]+ ${PIP_PACKAGES[*]}})"
   exit 0
 fi
@@ -120,4 +130,5 @@ for p in "${missing[@]}"; do
   installed "$p" || { echo "install-deps: $p did not install" >&2; exit 1; }
 done
 install_pip_packages
+build_test_peers
 echo "install-deps: done"

@@ -123,6 +123,36 @@ struct QUICListenerTests {
         }
     }
 
+    @Test(
+        "ngtcp2's own example client (gtlssimpleclient, built from Debian's source by scripts/build-ngtcp2-client.sh) completes the handshake, with and without a Retry, over IPv4 and IPv6, and gets its stream echoed to the end",
+        arguments: ["127.0.0.1", "::1"])
+    func ngtcp2ExampleClient(host: String) async throws {
+        guard let client = PeerProcess.executable("ngtcp2-echo-client", package: "libev-dev, then bash scripts/build-ngtcp2-client.sh")
+        else { return }
+        let identity = try TLSInteropTests.Identity.make()
+        let queue = DispatchQueue(label: "quic-listener")
+        for policy in [QUICRetryPolicy.always, .never] {
+            let accepted = Recorder<NWConnection>()
+            let listener = try NWListener(using: try Self.parameters(identity), on: .any, quicRetry: policy)
+            listener.newConnectionHandler = { connection in
+                accepted.append(connection)
+                connection.start(queue: queue)
+                Self.echo(connection)
+            }
+            let port = try await TLSInteropTests.start(listener, queue: queue)
+            defer { listener.cancel() }
+            let peer = try PeerProcess("/usr/bin/env", ["NGTCP2_HOST=\(host)", "NGTCP2_PORT=\(port)", client])
+            defer { peer.stop() }
+            // It exits 0 at the echo's FIN, and with 1 if the handshake or the stream failed.
+            let status = await peer.waitForExit(timeout: 10)
+            #expect(status == 0, "\(policy): exit status \(String(describing: status))")
+            #expect(String(decoding: peer.standardOutput, as: UTF8.self).contains("stream 0 echo: hello from ngtcp2"), "\(policy)")
+            let connections = try await accepted.wait(count: 1, "the client's stream")
+            #expect((connections[0].metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.negotiatedALPN == "echo")
+            for connection in connections { connection.cancel() }
+        }
+    }
+
     @Test("a group a listener accepted carries the client's QUIC datagrams: its receive handler gets each one, whole, from the client's endpoint, and a reply goes back to the client")
     func groupDatagrams() async throws {
         let identity = try TLSInteropTests.Identity.make()
