@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import NetworkSystem
 
 /// A QUIC listener: one UDP socket that only ever sees clients' first packets. Each accepted
 /// connection gets a socket of its own, bound to the listener's port and connected to the
@@ -67,14 +68,28 @@ extension FlowListener {
         }
         let streamConfiguration = childConfiguration
         let bootstrap = DatagramBootstrap(group: eventLoop)
-            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-        bootstrap.bind(to: local).flatMap { channel in
+        // Opened here, so that its packets can be written to it directly; it shares the
+        // listener's port (SO_REUSEADDR), connected to the client.
+        let descriptor: Int32
+        do {
+            descriptor = try local.withSockAddr { address, length in
+                try DatagramSocketOpen.bound(
+                    family: Int32(address.pointee.sa_family), local: UnsafeRawBufferPointer(start: address, count: length),
+                    reuseAddress: true)
+            }
+        } catch {
+            logPeerEvent(.debug, "no socket for the QUIC connection from \(remote.logText): \(error)")
+            quicConnections[remote] = nil
+            return
+        }
+        bootstrap.withBoundSocket(descriptor).flatMap { channel in
             channel.connect(to: remote).map { channel }
         }.whenComplete { result in
             switch result {
             case .success(let channel):
-                self.serve(bound.value, on: channel, identifiers: identifiers, tls: tls, configuration: streamConfiguration)
+                self.serve(
+                    bound.value, on: channel, descriptor: descriptor, identifiers: identifiers, tls: tls, configuration: streamConfiguration)
             case .failure(let error):
                 self.logPeerEvent(.debug, "no socket for the QUIC connection from \(remote.logText): \(FlowError(error).logDescription)")
                 if self.quicConnections[remote] === bound.value { self.quicConnections[remote] = nil }
@@ -86,7 +101,7 @@ extension FlowListener {
     /// binding under a stream multiplexer, whose streams go to the user (or the whole connection
     /// as a group's flow, when the user takes groups).
     private func serve(
-        _ connection: QUICServerConnection, on channel: Channel, identifiers: QUICInitial,
+        _ connection: QUICServerConnection, on channel: Channel, descriptor: Int32, identifiers: QUICInitial,
         tls: FlowTLSConfiguration, configuration: FlowConfiguration
     ) {
         let remote = connection.remote
@@ -137,6 +152,8 @@ extension FlowListener {
                 settings: tls, limits: limits, local: local, remote: remote, now: now)
         }
         if newQUICGroupHandler != nil { handler.carryDatagrams() }
+        // (Active, on its loop: the number is still this socket's.)
+        if channel.isActive { handler.writeDirectly(to: descriptor) }
         do {
             try channel.pipeline.syncOperations.addHandler(handler)
         } catch {

@@ -45,7 +45,8 @@ package final class QUICConnectionBinding {
     private var outboxes: [Int64: QUICStreamOutbox] = [:]
     /// Streams with something to hand to ngtcp2, oldest first.
     private var sending = Deque<Int64>()
-    private var packets: [ByteBuffer] = []
+    /// The packets made, batched for the socket.
+    private var output = QUICPacketBatcher()
     /// QUIC datagrams waiting for a packet (`QUICConnectionBinding+Datagrams`).
     var datagrams = QUICDatagramQueue()
     /// `maxDatagramPayload` for other threads, as of the last `writePackets`.
@@ -508,13 +509,9 @@ package final class QUICConnectionBinding {
         while made < Self.packetsPerWrite {
             // Datagrams first: they are small and late ones are worth little.
             if let datagram = datagrams.next {
-                var buffer = allocator.buffer(capacity: size)
                 var accepted: Int32 = 0
-                var written = 0
-                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                    let base = destination.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    written = writeDatagram(datagram, into: base, size: size, accepted: &accepted, now: now)
-                    return max(0, written)
+                let written = output.write(size: size) { base in
+                    writeDatagram(datagram, into: base, size: size, accepted: &accepted, now: now)
                 }
                 if written < 0 {
                     guard [NGTCP2_ERR_INVALID_STATE, NGTCP2_ERR_INVALID_ARGUMENT].contains(Int32(written)) else {
@@ -528,20 +525,15 @@ package final class QUICConnectionBinding {
                 if accepted != 0 { datagrams.settleNext(nil) }
                 // Nothing written: congestion control holds everything back for now.
                 if written == 0 { break }
-                packets.append(buffer)
                 made += 1
                 continue
             }
             let stream = sending.first { !blocked.contains($0) }
             var accepted = -1
             var sentFin = false
-            var buffer = allocator.buffer(capacity: size)
-            // The packet's length, or a negative ngtcp2 error (the buffer keeps only a packet).
-            var written = 0
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-                let base = destination.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                written = writeStream(stream, into: base, size: size, accepted: &accepted, sentFin: &sentFin, now: now)
-                return max(0, written)
+            // The packet's length, or a negative ngtcp2 error.
+            let written = output.write(size: size) { base in
+                writeStream(stream, into: base, size: size, accepted: &accepted, sentFin: &sentFin, now: now)
             }
             if written < 0 {
                 if let stream, [NGTCP2_ERR_STREAM_DATA_BLOCKED, NGTCP2_ERR_STREAM_SHUT_WR, NGTCP2_ERR_STREAM_NOT_FOUND].contains(Int32(written)) {
@@ -557,7 +549,6 @@ package final class QUICConnectionBinding {
                 if outboxes[stream]?.hasUnsent != true { dropFromSending(stream) }
             }
             if written == 0 { break }
-            packets.append(buffer)
             made += 1
         }
         ngtcp2_conn_update_pkt_tx_time(connection, now)
@@ -589,10 +580,20 @@ package final class QUICConnectionBinding {
         if let index = sending.firstIndex(of: stream) { sending.remove(at: index) }
     }
 
-    /// The packets made since the last call, in order.
+    /// The packets made since the last call, in order, batched for the socket.
+    func takeBatches() -> [QUICPacketBatcher.Batch] {
+        output.take()
+    }
+
+    /// The packets made since the last call, in order, one buffer each.
     package func takePackets() -> [ByteBuffer] {
-        defer { packets.removeAll(keepingCapacity: true) }
-        return packets
+        output.takePackets()
+    }
+
+    /// Whether packets of one size leave in batches the kernel segments (`UDP_SEGMENT`).
+    var segmentsPackets: Bool {
+        get { output.segments }
+        set { output.segments = newValue }
     }
 
     // MARK: - Timers and the end
@@ -657,12 +658,9 @@ package final class QUICConnectionBinding {
         guard let connection else { return }
         var error = error
         let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
-        var buffer = allocator.buffer(capacity: size)
-        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
-            max(0, cngtcp2_conn_write_connection_close(
-                connection, destination.baseAddress!.assumingMemoryBound(to: UInt8.self), size, &error, now))
+        _ = output.write(size: size) { base in
+            max(0, cngtcp2_conn_write_connection_close(connection, base, size, &error, now))
         }
-        if written > 0 { packets.append(buffer) }
     }
 
     private func finish(_ error: FlowError?) {

@@ -30,6 +30,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private(set) var binding: QUICConnectionBinding?
     private var context: ChannelHandlerContext?
     private var remote: SocketAddress?
+    /// How the packets reach the socket.
+    private let writer = QUICPacketWriter()
     private var timer: Scheduled<Void>?
     private var timerDeadline: UInt64?
     /// Set while the binding is driven: operations called meanwhile (by the event handler) are
@@ -93,6 +95,13 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         if datagramBridge == nil { datagramBridge = QUICDatagramBridge() }
     }
 
+    /// Packets go straight to `descriptor`, the channel's socket (opened outside NIO), rather
+    /// than through NIO's write path. Call on the loop while the channel is active, before the
+    /// handler is added.
+    func writeDirectly(to descriptor: Int32) {
+        writer.writeDirectly(to: descriptor)
+    }
+
     /// ngtcp2's clock: the loop's monotonic clock in nanoseconds.
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 
@@ -113,20 +122,52 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             return
         }
         self.remote = remote
+        Self.enableReceiveOffload(on: context.channel)
         do {
             binding = try makeBinding(local, remote, Self.now())
         } catch {
             end(error)
             return
         }
+        binding?.segmentsPackets = writer.segments
         // The socket is read all the time, whatever the flow above asks for.
         context.read()
         drive()
     }
 
+    /// Datagrams read per loop turn before the packets they call for are written: a burst's
+    /// acknowledgements then leave together.
+    static let datagramsPerRead: UInt = 16
+
+    /// Asks the kernel to hand over a burst of same-size datagrams from one peer as one buffer
+    /// (UDP generic receive offload, `UDP_GRO`), with the size each was, and reads more of them
+    /// per loop turn. Where the system has no `UDP_GRO`, datagrams come one by one as before.
+    private static func enableReceiveOffload(on channel: Channel) {
+        guard let options = channel.syncOptions else { return }
+        try? options.setOption(ChannelOptions.maxMessagesPerRead, value: datagramsPerRead)
+        guard System.supportsUDPReceiveOffload else { return }
+        do {
+            try options.setOption(ChannelOptions.datagramReceiveOffload, value: true)
+            try options.setOption(ChannelOptions.datagramReceiveSegmentSize, value: true)
+        } catch {
+            // Without the segment sizes a coalesced read could not be split: no offload then.
+            try? options.setOption(ChannelOptions.datagramReceiveOffload, value: false)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        binding?.receive(envelope.data, from: envelope.remoteAddress, now: Self.now())
+        guard let segmentSize = envelope.metadata?.segmentSize, segmentSize > 0, envelope.data.readableBytes > segmentSize
+        else {
+            binding?.receive(envelope.data, from: envelope.remoteAddress, now: Self.now())
+            return
+        }
+        // Several datagrams coalesced by the kernel: each but the last is `segmentSize` long.
+        var rest = envelope.data
+        let now = Self.now()
+        while rest.readableBytes > 0, let datagram = rest.readSlice(length: min(segmentSize, rest.readableBytes)) {
+            binding?.receive(datagram, from: envelope.remoteAddress, now: now)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -135,6 +176,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // (The duplicate would keep the socket open.)
+        writer.release()
         end(.posix(ECONNABORTED))
         context.fireChannelInactive()
     }
@@ -149,6 +192,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        writer.release()
         timer?.cancel()
         self.context = nil
     }
@@ -357,13 +401,14 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     private func flushPackets(_ context: ChannelHandlerContext) {
-        guard let remote else { return }
-        let packets = binding?.takePackets() ?? []
-        guard !packets.isEmpty else { return }
-        for packet in packets {
-            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: remote, data: packet)), promise: nil)
+        guard let remote, let binding else { return }
+        let batches = binding.takeBatches()
+        guard !batches.isEmpty else { return }
+        if let error = writer.write(batches, to: remote, context: context) {
+            end(error)
+            return
         }
-        context.flush()
+        binding.segmentsPackets = writer.segments
     }
 
     private func handle(_ event: QUICEvent, _ context: ChannelHandlerContext) {
@@ -519,3 +564,4 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         context?.close(promise: nil)
     }
 }
+

@@ -9,8 +9,10 @@ enum QUICStack {
     /// With `quic.multiplexed`, the flow stands for the connection instead: streams are opened
     /// through `QUICStreamMultiplexer`, and each one the peer opens gets a flow from
     /// `adoptPeerStream`.
+    /// `descriptor` is the channel's socket, when it was opened outside NIO: packets then go
+    /// to it directly (`QUICDatagramHandler.writeDirectly(to:)`).
     static func startClient(
-        on channel: Channel, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
+        on channel: Channel, descriptor: Int32?, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
         adoptPeerStream: @escaping QUICStreamMultiplexer.PeerStreamAdopter
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
@@ -28,6 +30,9 @@ enum QUICStack {
         } else {
             handler = QUICDatagramHandler(bridgingOneStream: binding, unidirectional: quic.unidirectional, handshake: promise)
         }
+        // (Active and on its loop: NIO has not closed the descriptor, so the number is still
+        // this socket's.)
+        if let descriptor, channel.isActive { handler.writeDirectly(to: descriptor) }
         do {
             try channel.pipeline.syncOperations.addStackHandler(handler)
         } catch {

@@ -18,8 +18,12 @@ extension ClientStackBuilder {
         let carriesDatagrams = configuration.transport == .quicDatagram
         // A group's streams that the peer opens are flows with the group's configuration.
         let streamConfiguration = configuration
-        return secured(bindAndConnect(bootstrap, attempt: attempt, local: local), attempt: attempt) { channel, settings, hostName in
-            QUICStack.startClient(on: channel, settings: settings, hostName: hostName, quic: quic, carriesDatagrams: carriesDatagrams) { stream in
+        let connected = bindAndConnect(bootstrap, attempt: attempt, local: local, ownSocket: true)
+        return secured(connected, attempt: attempt) { channel, settings, hostName in
+            QUICStack.startClient(
+                on: channel, descriptor: attempt.descriptor, settings: settings, hostName: hostName, quic: quic,
+                carriesDatagrams: carriesDatagrams
+            ) { stream in
                 try Flow.adopting(accepted: stream, configuration: streamConfiguration, transport: .quic)
             }
         }

@@ -319,8 +319,11 @@ struct ClientStackBuilder: Sendable {
     }
 
     /// Binds a datagram socket (to `local`, or the wildcard of the remote's family) and
-    /// connects it to the attempt's address.
-    func bindAndConnect(_ bootstrap: DatagramBootstrap, attempt: ConnectionAttempt, local: SocketAddress?) -> EventLoopFuture<Channel> {
+    /// connects it to the attempt's address. With `ownSocket`, the socket is opened here rather
+    /// than by NIO, and its descriptor kept in `attempt.descriptor` (QUIC writes to it).
+    func bindAndConnect(
+        _ bootstrap: DatagramBootstrap, attempt: ConnectionAttempt, local: SocketAddress?, ownSocket: Bool = false
+    ) -> EventLoopFuture<Channel> {
         let address = attempt.address
         let bindAddress: SocketAddress
         do {
@@ -328,7 +331,25 @@ struct ClientStackBuilder: Sendable {
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
-        return bootstrap.bind(to: bindAddress).flatMap { channel in
+        let bound: EventLoopFuture<Channel>
+        if ownSocket {
+            do {
+                let descriptor = try bindAddress.withSockAddr { address, length in
+                    try DatagramSocketOpen.bound(
+                        family: Int32(address.pointee.sa_family),
+                        local: UnsafeRawBufferPointer(start: address, count: length), reuseAddress: false)
+                }
+                attempt.descriptor = descriptor
+                bound = bootstrap.withBoundSocket(descriptor)
+            } catch let error as SystemError {
+                return eventLoop.makeFailedFuture(FlowError.posix(error.errno))
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+        } else {
+            bound = bootstrap.bind(to: bindAddress)
+        }
+        return bound.flatMap { channel in
             channel.connect(to: address).map {
                 attempt.connected = .now()
                 return channel

@@ -4,8 +4,9 @@ import Glibc
 import Musl
 #endif
 
-/// A duplicate of a connected stream socket's descriptor, through which a flow writes from the
-/// sender's thread while the event loop owns the original.
+/// A duplicate of a connected socket's descriptor, through which a flow writes from the sender's
+/// thread (a TCP stream), or a QUIC connection from its loop (`DirectSocket+Datagrams`), while
+/// the event loop owns the original.
 ///
 /// A duplicate, not the original number: the loop may close its descriptor at any moment (a reset,
 /// a cancel) and the kernel may hand the number to an unrelated file; the duplicate stays ours
@@ -13,7 +14,7 @@ import Musl
 /// connection closes (the socket's FIN or reset waits for the last descriptor). Not thread-safe:
 /// the owner serializes its use (the flow's mailbox lock).
 package final class DirectSocket: @unchecked Sendable {
-    private let descriptor: Int32
+    let descriptor: Int32
 
     /// Duplicates `descriptor` (close-on-exec); nil when the system refuses, or when descriptors
     /// run short: a duplicate whose number lies in the top quarter of the process's limit is
@@ -45,7 +46,8 @@ package final class DirectSocket: @unchecked Sendable {
 
     /// What one write did.
     package enum Outcome: Equatable, Sendable {
-        /// This many bytes went to the socket (possibly fewer than offered).
+        /// This many bytes went to the socket (possibly fewer than offered; a datagram goes
+        /// whole or not at all).
         case wrote(Int)
         /// The socket's buffer is full: nothing was written.
         case wouldBlock

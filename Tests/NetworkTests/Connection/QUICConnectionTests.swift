@@ -25,6 +25,36 @@ struct QUICConnectionTests {
         NWConnection(host: "localhost", port: NWEndpoint.Port(rawValue: UInt16(server.port))!, using: parameters)
     }
 
+    /// Connects to aioquic's echo server `server` at `host` (its certificate pinned), sends
+    /// `size` seeded random bytes in 256 KiB sends with the stream's FIN after the last, and
+    /// checks they all come back, in order, with the FIN. Returns the connection (to cancel)
+    /// and the seconds from the first send to the echo's end.
+    static func echoWhole(size: Int, seed: UInt64, host: String, server: AioquicServer) async -> (NWConnection, Double) {
+        let connection = NWConnection(
+            host: NWEndpoint.Host(host), port: NWEndpoint.Port(rawValue: UInt16(server.port))!, using: pinned(server.certificate))
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        var generator = SeededGenerator(state: seed)
+        var payload = Data(count: size)
+        payload.withUnsafeMutableBytes { bytes in
+            for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self) }
+        }
+        let started = Date()
+        let chunk = 256 << 10
+        for offset in stride(from: 0, to: payload.count, by: chunk) {
+            let end = min(offset + chunk, payload.count)
+            connection.send(content: Data(payload[offset..<end]), contentContext: end == payload.count ? .finalMessage : .defaultMessage,
+                            completion: .contentProcessed { _ in })
+        }
+        let (echoed, ended) = await receiveToEnd(connection)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(echoed.count == payload.count, "ended: \(ended), state: \(connection.state)")
+        // (Compared first: a failed #expect on two values this large would diff them for minutes.)
+        let unchanged = echoed == payload
+        #expect(unchanged, "the bytes came back in order, unchanged")
+        #expect(ended)
+        return (connection, seconds)
+    }
+
     /// Receives until the stream's end; the bytes, and whether the end came.
     static func receiveToEnd(_ connection: NWConnection) async -> (Data, Bool) {
         var collected = Data()

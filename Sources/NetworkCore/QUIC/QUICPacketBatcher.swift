@@ -1,0 +1,131 @@
+import NIOCore
+
+/// Packets leaving one QUIC connection, written back to back into shared storage and grouped
+/// into batches the kernel segments itself (UDP generic segmentation offload, `UDP_SEGMENT`):
+/// one `sendmsg` and one buffer for a burst of full-size packets instead of one per packet.
+///
+/// A batch is a run of packets of one size, possibly ended by one shorter packet, the shape
+/// `UDP_SEGMENT` sends: the kernel cuts it every `segmentSize` bytes. Without segmentation
+/// every packet is a batch of its own (still cut from the shared storage, so no allocation per
+/// packet).
+struct QUICPacketBatcher {
+    /// One run of packets to send with one write.
+    struct Batch {
+        var bytes: ByteBuffer
+        /// The length of every packet but the last (which may be shorter); nil for one packet.
+        var segmentSize: Int?
+
+        /// The packets of the batch, one buffer each.
+        var packets: [ByteBuffer] {
+            guard let segmentSize else { return [bytes] }
+            var rest = bytes
+            var out: [ByteBuffer] = []
+            while let packet = rest.readSlice(length: min(segmentSize, rest.readableBytes)), packet.readableBytes > 0 {
+                out.append(packet)
+            }
+            return out
+        }
+    }
+
+    /// A batch still being filled, by its place in `storage`.
+    private struct Run {
+        var start: Int
+        var length: Int
+        var segmentSize: Int
+        var count: Int
+        /// A shorter packet ended it.
+        var closed: Bool
+    }
+
+    /// Whether packets of one size are put together for the kernel to segment: only where they
+    /// reach the socket directly and the system has `UDP_SEGMENT`, and not once a segmented
+    /// write failed on this path (`QUICPacketWriter`).
+    var segments: Bool
+    /// The most packets in one batch (the kernel's `UDP_MAX_SEGMENTS`: 64 since Linux 4.18).
+    let maximumSegments: Int
+    /// The most bytes in one batch: one UDP datagram's payload at most, as the kernel requires.
+    static let maximumBatchBytes = 65_000
+    /// Packets per storage allocation.
+    static let packetsPerStorage = 32
+
+    private let allocator = ByteBufferAllocator()
+    /// Where packets are written; the runs below are its bytes. Sliced only once nothing more
+    /// is written to it: a slice shares the storage, and a write would then copy it.
+    private var storage: ByteBuffer?
+    /// The batches in `storage`, in order; the last may still grow.
+    private var runs: [Run] = []
+    /// Batches of storage already given up.
+    private var done: [Batch] = []
+
+    init(segments: Bool = false, maximumSegments: Int = 64) {
+        self.segments = segments
+        self.maximumSegments = max(1, maximumSegments)
+    }
+
+    /// True when nothing waits to be taken.
+    var isEmpty: Bool { done.isEmpty && runs.isEmpty }
+
+    /// Writes one packet of at most `size` bytes with `body`, which returns the packet's length,
+    /// or 0 or a negative error for none; that result is returned.
+    mutating func write(size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> Int {
+        // Out of the property while written, so the buffer is not shared (no copy).
+        var buffer: ByteBuffer
+        if let current = storage, current.writableBytes >= size {
+            buffer = current
+            storage = nil
+        } else {
+            sealStorage()
+            buffer = allocator.buffer(capacity: size * Self.packetsPerStorage)
+        }
+        let start = buffer.writerIndex
+        var written = 0
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
+            guard let base = destination.baseAddress else { return 0 }
+            written = body(base.assumingMemoryBound(to: UInt8.self))
+            return max(0, written)
+        }
+        storage = buffer
+        if written > 0 { add(start: start, length: written) }
+        return written
+    }
+
+    /// The batches made since the last call, in order.
+    mutating func take() -> [Batch] {
+        sealStorage()
+        defer { done.removeAll(keepingCapacity: true) }
+        return done
+    }
+
+    /// The packets made since the last call, one buffer each, in order.
+    mutating func takePackets() -> [ByteBuffer] {
+        take().flatMap(\.packets)
+    }
+
+    private mutating func add(start: Int, length: Int) {
+        if segments, var current = runs.last, !current.closed, current.count < maximumSegments,
+            length <= current.segmentSize, current.length + length <= Self.maximumBatchBytes
+        {
+            current.length += length
+            current.count += 1
+            current.closed = length < current.segmentSize
+            runs[runs.count - 1] = current
+            return
+        }
+        runs.append(Run(start: start, length: length, segmentSize: length, count: 1, closed: !segments))
+    }
+
+    /// Nothing more goes into the storage: its runs become batches, and the next packet starts
+    /// a new one.
+    private mutating func sealStorage() {
+        defer {
+            runs.removeAll(keepingCapacity: true)
+            storage = nil
+        }
+        guard let storage else { return }
+        for run in runs {
+            // (In range: each run was written into this storage.)
+            guard let bytes = storage.getSlice(at: run.start, length: run.length) else { continue }
+            done.append(Batch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NetworkDNS
+import NetworkSystem
+
+/// Puts one QUIC connection's packets on its socket: straight to the socket where its
+/// descriptor is known (one `sendmsg` per batch, the kernel segmenting a batch of full-size
+/// packets), through NIO otherwise, and through NIO too while the socket's buffer is full (NIO
+/// then waits for it to drain; direct writes resume once NIO has written everything it took, so
+/// packets keep their order). Runs on the channel's loop.
+///
+/// A refused segmentation turns segmentation off for the connection and sends that batch's
+/// packets one by one: `EMSGSIZE` when the segments are larger than the path's packets (the
+/// kernel would fragment single packets, but not segments), `EIO` where the device or IPsec
+/// cannot take segments, `EINVAL` for other limits. Through NIO, batches always go as single
+/// packets, since NIO would close the channel on such an error.
+final class QUICPacketWriter {
+    private var direct: DirectSocket?
+    /// Writes handed to NIO and not yet done.
+    private var queuedInNIO = 0
+
+    /// Whether batches of several packets can be sent (straight to the socket only).
+    private(set) var segments = false
+
+    /// Packets go to `descriptor` (duplicated here) from now on; segmentation is on where the
+    /// system has it.
+    func writeDirectly(to descriptor: Int32) {
+        direct = DirectSocket(duplicating: descriptor)
+        segments = direct != nil && System.supportsUDPSegmentationOffload
+    }
+
+    /// Lets go of the socket (it stays open while a duplicate exists).
+    func release() {
+        direct = nil
+        segments = false
+    }
+
+    /// Writes `batches` in order and flushes. Nil when all went (or were dropped as a lost
+    /// datagram would be); the socket's error when the connection cannot go on.
+    func write(_ batches: [QUICPacketBatcher.Batch], to remote: SocketAddress, context: ChannelHandlerContext) -> FlowError? {
+        var pending = batches[...]
+        if let direct, queuedInNIO == 0 {
+            while let batch = pending.first {
+                let outcome = batch.bytes.withUnsafeReadableBytes { direct.sendDatagram($0, segmentSize: batch.segmentSize) }
+                switch outcome {
+                case .wrote:
+                    pending.removeFirst()
+                    continue
+                case .wouldBlock:
+                    break
+                case .failed(let code) where batch.segmentSize != nil && Self.refusesSegments(code):
+                    NetworkLog.quic.debug("the path refused segmented packets (errno \(code)): sending them one by one")
+                    segments = false
+                    pending.removeFirst()
+                    pending = ArraySlice(batch.packets.map { QUICPacketBatcher.Batch(bytes: $0, segmentSize: nil) } + pending)
+                    continue
+                case .failed(let code) where Self.dropsPacket(code):
+                    // As NIO does: a datagram too large for the path (a path MTU probe), or an
+                    // unreachable host for now; QUIC's loss recovery takes it from there.
+                    pending.removeFirst()
+                    continue
+                case .failed(let code):
+                    return .posix(code)
+                }
+                break
+            }
+        }
+        guard !pending.isEmpty else { return nil }
+        for batch in pending {
+            for packet in batch.packets {
+                let promise = direct == nil ? nil : context.eventLoop.makePromise(of: Void.self)
+                if let promise {
+                    queuedInNIO += 1
+                    promise.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.queuedInNIO -= 1 }
+                }
+                context.write(NIOAny(AddressedEnvelope(remoteAddress: remote, data: packet)), promise: promise)
+            }
+        }
+        context.flush()
+        return nil
+    }
+
+    private static func refusesSegments(_ code: Int32) -> Bool {
+        code == EMSGSIZE || code == EIO || code == EINVAL
+    }
+
+    private static func dropsPacket(_ code: Int32) -> Bool {
+        code == EMSGSIZE || code == EHOSTUNREACH || code == ENOBUFS
+    }
+}

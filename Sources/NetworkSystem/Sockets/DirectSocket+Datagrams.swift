@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A `DirectSocket` on a connected UDP socket: a QUIC connection writes its packets through it
+/// from the event loop, without NIO's per-write bookkeeping, several at once when the kernel
+/// segments them (`UDP_SEGMENT`), and learns of a refused segmentation itself (through NIO such
+/// a failure would close the channel).
+extension DirectSocket {
+    /// `SOL_UDP`'s `UDP_SEGMENT` (linux/udp.h): the size to cut one send into datagrams at.
+    private static let udpSegment: Int32 = 103
+
+    /// Sends `bytes` as one datagram, or, with `segmentSize`, as datagrams of that size (the
+    /// last may be shorter), without blocking.
+    package func sendDatagram(_ bytes: UnsafeRawBufferPointer, segmentSize: Int?) -> Outcome {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
+        var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
+        var message = msghdr()
+        // Room for one cmsg with a UInt16 (aligned as the kernel's CMSG_SPACE).
+        let controlSpace = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt64>.stride
+        return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+            withUnsafeTemporaryAllocation(byteCount: controlSpace, alignment: MemoryLayout<cmsghdr>.alignment) { control in
+                message.msg_iov = vectorPointer
+                message.msg_iovlen = 1
+                if let segmentSize, let controlBase = control.baseAddress {
+                    control.initializeMemory(as: UInt8.self, repeating: 0)
+                    let header = controlBase.assumingMemoryBound(to: cmsghdr.self)
+                    header.pointee.cmsg_level = Int32(IPPROTO_UDP)
+                    header.pointee.cmsg_type = Self.udpSegment
+                    header.pointee.cmsg_len = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt16>.size
+                    (controlBase + MemoryLayout<cmsghdr>.stride).storeBytes(of: UInt16(clamping: segmentSize), as: UInt16.self)
+                    message.msg_control = controlBase
+                    message.msg_controllen = controlSpace
+                }
+                while true {
+                    if sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) >= 0 { return .wrote(bytes.count) }
+                    let code = errno
+                    if code == EINTR { continue }
+                    return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(code)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import NIOCore
+import Testing
+
+@testable import NetworkCore
+
+/// `QUICPacketBatcher` on its own: which packets go together in one segmented send, and that
+/// every packet comes out whole and in order.
+@Suite("QUIC.PacketBatcher")
+struct QUICPacketBatcherTests {
+    /// Writes packets of these lengths (each filled with its index), at most `size` bytes each.
+    static func write(_ lengths: [Int], into batcher: inout QUICPacketBatcher, size: Int = 1_400) {
+        for (index, length) in lengths.enumerated() {
+            let written = batcher.write(size: size) { base in
+                for offset in 0..<length { base[offset] = UInt8(truncatingIfNeeded: index) }
+                return length
+            }
+            #expect(written == length)
+        }
+    }
+
+    /// The packets of `batches`, as (length, the byte they are filled with).
+    static func packets(_ batches: [QUICPacketBatcher.Batch]) -> [[UInt8]] {
+        batches.flatMap(\.packets).map { Array($0.readableBytesView) }
+    }
+
+    static func expected(_ lengths: [Int]) -> [[UInt8]] {
+        lengths.enumerated().map { [UInt8](repeating: UInt8(truncatingIfNeeded: $0.offset), count: $0.element) }
+    }
+
+    @Test("without segmentation every packet is a batch of its own, whole and in order")
+    func unsegmented() {
+        var batcher = QUICPacketBatcher(segments: false)
+        let lengths = [1_400, 1_400, 1_400, 80, 1_400]
+        Self.write(lengths, into: &batcher)
+        let batches = batcher.take()
+        #expect(batches.count == 5)
+        #expect(batches.allSatisfy { $0.segmentSize == nil })
+        #expect(Self.packets(batches) == Self.expected(lengths))
+        #expect(batcher.isEmpty)
+    }
+
+    @Test("packets of one size go together, a shorter one ends the batch, a longer one starts the next")
+    func runsOfOneSize() {
+        var batcher = QUICPacketBatcher(segments: true)
+        // [4 × 1,400 + 200] [900] [1,200 + 1,200] (a longer packet after 900 starts anew)
+        let lengths = [1_400, 1_400, 1_400, 1_400, 200, 900, 1_200, 1_200]
+        Self.write(lengths, into: &batcher)
+        let batches = batcher.take()
+        #expect(batches.map(\.segmentSize) == [1_400, nil, 1_200])
+        #expect(batches.map(\.bytes.readableBytes) == [5_800, 900, 2_400])
+        #expect(Self.packets(batches) == Self.expected(lengths))
+    }
+
+    @Test("a batch holds at most maximumSegments packets and 65,000 bytes; storage runs out and a new one starts")
+    func bounds() {
+        var batcher = QUICPacketBatcher(segments: true, maximumSegments: 10)
+        let lengths = [Int](repeating: 1_000, count: 25)
+        Self.write(lengths, into: &batcher)
+        var batches = batcher.take()
+        #expect(batches.map(\.bytes.readableBytes) == [10_000, 10_000, 5_000])
+        #expect(Self.packets(batches) == Self.expected(lengths))
+
+        var large = QUICPacketBatcher(segments: true)
+        let big = [Int](repeating: 1_452, count: 100)
+        Self.write(big, into: &large, size: 1_452)
+        batches = large.take()
+        #expect(batches.allSatisfy { $0.bytes.readableBytes <= QUICPacketBatcher.maximumBatchBytes })
+        #expect(batches.allSatisfy { $0.bytes.readableBytes / 1_452 <= 64 })
+        // 32 packets per storage: batches never span two.
+        #expect(batches.map(\.bytes.readableBytes).reduce(0, +) == 100 * 1_452)
+        #expect(batches.count >= 3)
+        #expect(Self.packets(batches) == Self.expected(big))
+    }
+
+    @Test("nothing written (0, or an error) adds no packet; take empties the batcher and the next packets start afresh")
+    func nothingWritten() {
+        var batcher = QUICPacketBatcher(segments: true)
+        #expect(batcher.write(size: 1_400) { _ in 0 } == 0)
+        #expect(batcher.write(size: 1_400) { _ in -240 } == -240)
+        #expect(batcher.isEmpty)
+        Self.write([1_400, 1_400], into: &batcher)
+        let first = batcher.take()
+        Self.write([1_400], into: &batcher)
+        let second = batcher.takePackets()
+        #expect(Self.packets(first) == Self.expected([1_400, 1_400]))
+        // The first take's buffers are unchanged by later writes.
+        #expect(second.map { Array($0.readableBytesView) } == Self.expected([1_400]))
+        #expect(Self.packets(first) == Self.expected([1_400, 1_400]))
+    }
+}
