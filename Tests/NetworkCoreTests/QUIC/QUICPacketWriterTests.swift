@@ -23,6 +23,11 @@ struct QUICPacketWriterTests {
         let writer = QUICPacketWriter()
         var context: ChannelHandlerContext?
         func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+        func handlerRemoved(context: ChannelHandlerContext) {
+            // (The context holds the handler: keeping it would leak both.)
+            self.context = nil
+            writer.release()
+        }
     }
 
     /// A batch of `count` packets of `size` bytes, segmented.
@@ -80,5 +85,7 @@ struct QUICPacketWriterTests {
         try await receiver.waitForOutput(containing: "got", occurrences: 6)
         let sizes = String(decoding: receiver.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("got") }
         #expect(sizes == ["got 600", "got 600", "got 600", "got 1400", "got 1400", "got 1400"])
+        // Closed before the test returns, so the handler is gone too (LeakSanitizer checks).
+        try await channel.close()
     }
 }
