@@ -73,13 +73,9 @@ extension FlowListener {
         // listener's port (SO_REUSEADDR), connected to the client.
         let descriptor: Int32
         do {
-            descriptor = try local.withSockAddr { address, length in
-                try DatagramSocketOpen.bound(
-                    family: Int32(address.pointee.sa_family), local: UnsafeRawBufferPointer(start: address, count: length),
-                    reuseAddress: true)
-            }
+            descriptor = try DatagramSocketOpen.bound(to: local, reuseAddress: true)
         } catch {
-            logPeerEvent(.debug, "no socket for the QUIC connection from \(remote.logText): \(error)")
+            logPeerEvent(.debug, "no socket for the QUIC connection from \(remote.logText): \(error.logDescription)")
             quicConnections[remote] = nil
             return
         }

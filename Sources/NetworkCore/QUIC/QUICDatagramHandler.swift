@@ -157,15 +157,10 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        guard let segmentSize = envelope.metadata?.segmentSize, segmentSize > 0, envelope.data.readableBytes > segmentSize
-        else {
-            binding?.receive(envelope.data, from: envelope.remoteAddress, now: Self.now())
-            return
-        }
-        // Several datagrams coalesced by the kernel: each but the last is `segmentSize` long.
-        var rest = envelope.data
+        // With a segment size, several datagrams the kernel coalesced: each but the last is that
+        // long, as in a batch sent with `UDP_SEGMENT`.
         let now = Self.now()
-        while rest.readableBytes > 0, let datagram = rest.readSlice(length: min(segmentSize, rest.readableBytes)) {
+        QUICPacketBatcher.Batch(bytes: envelope.data, segmentSize: envelope.metadata?.segmentSize).forEachPacket { datagram in
             binding?.receive(datagram, from: envelope.remoteAddress, now: now)
         }
     }
@@ -564,4 +559,3 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         context?.close(promise: nil)
     }
 }
-

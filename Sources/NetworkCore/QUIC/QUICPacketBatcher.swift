@@ -15,14 +15,19 @@ struct QUICPacketBatcher {
         /// The length of every packet but the last (which may be shorter); nil for one packet.
         var segmentSize: Int?
 
+        /// Calls `body` with each packet of the batch, in order (slices: no copy).
+        func forEachPacket(_ body: (ByteBuffer) -> Void) {
+            guard let segmentSize, segmentSize > 0 else { return body(bytes) }
+            var rest = bytes
+            while rest.readableBytes > 0, let packet = rest.readSlice(length: min(segmentSize, rest.readableBytes)) {
+                body(packet)
+            }
+        }
+
         /// The packets of the batch, one buffer each.
         var packets: [ByteBuffer] {
-            guard let segmentSize else { return [bytes] }
-            var rest = bytes
             var out: [ByteBuffer] = []
-            while let packet = rest.readSlice(length: min(segmentSize, rest.readableBytes)), packet.readableBytes > 0 {
-                out.append(packet)
-            }
+            forEachPacket { out.append($0) }
             return out
         }
     }

@@ -70,7 +70,7 @@ final class QUICPacketWriter {
         }
         guard !pending.isEmpty else { return nil }
         for batch in pending {
-            for packet in batch.packets {
+            batch.forEachPacket { packet in
                 let promise = direct == nil ? nil : context.eventLoop.makePromise(of: Void.self)
                 if let promise {
                     queuedInNIO += 1

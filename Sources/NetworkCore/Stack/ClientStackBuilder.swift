@@ -334,15 +334,9 @@ struct ClientStackBuilder: Sendable {
         let bound: EventLoopFuture<Channel>
         if ownSocket {
             do {
-                let descriptor = try bindAddress.withSockAddr { address, length in
-                    try DatagramSocketOpen.bound(
-                        family: Int32(address.pointee.sa_family),
-                        local: UnsafeRawBufferPointer(start: address, count: length), reuseAddress: false)
-                }
+                let descriptor = try DatagramSocketOpen.bound(to: bindAddress, reuseAddress: false)
                 attempt.descriptor = descriptor
                 bound = bootstrap.withBoundSocket(descriptor)
-            } catch let error as SystemError {
-                return eventLoop.makeFailedFuture(FlowError.posix(error.errno))
             } catch {
                 return eventLoop.makeFailedFuture(error)
             }
