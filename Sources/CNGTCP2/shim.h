@@ -53,3 +53,8 @@ static inline ngtcp2_ssize cngtcp2_conn_writev_datagram(
     const ngtcp2_vec *datav, size_t datavcnt, ngtcp2_tstamp ts) {
     return ngtcp2_conn_writev_datagram(conn, NULL, NULL, dest, destlen, paccepted, flags, dgram_id, datav, datavcnt, ts);
 }
+
+static inline void cngtcp2_conn_set_early_remote_transport_params(
+    ngtcp2_conn *conn, const ngtcp2_transport_params *params) {
+    ngtcp2_conn_set_early_remote_transport_params(conn, params);
+}

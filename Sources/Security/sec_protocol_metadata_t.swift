@@ -7,14 +7,17 @@ public final class sec_protocol_metadata_t: @unchecked Sendable {
     package let peerCertificates: [sec_certificate_t]
     package let serverName: String?
     package let negotiatedCipherSuite: tls_ciphersuite_t?
+    package let earlyDataAccepted: Bool
     // C strings handed out by the getters live as long as the metadata (immutable after init).
     fileprivate let negotiatedProtocolPointer: UnsafePointer<CChar>?
     fileprivate let serverNamePointer: UnsafePointer<CChar>?
 
     package init(
         negotiatedProtocol: String?, negotiatedVersion: tls_protocol_version_t?,
-        peerCertificates: [sec_certificate_t], serverName: String?, negotiatedCipherSuite: tls_ciphersuite_t? = nil
+        peerCertificates: [sec_certificate_t], serverName: String?, negotiatedCipherSuite: tls_ciphersuite_t? = nil,
+        earlyDataAccepted: Bool = false
     ) {
+        self.earlyDataAccepted = earlyDataAccepted
         self.negotiatedCipherSuite = negotiatedCipherSuite
         self.negotiatedProtocol = negotiatedProtocol
         self.negotiatedVersion = negotiatedVersion

@@ -51,12 +51,14 @@ public func sec_protocol_options_are_equal(_ optionsA: sec_protocol_options_t, _
 // Knobs Apple exposes that the BoringSSL engine decides for itself. They are accepted so that
 // Apple-platform code compiles and runs; each says what it does here.
 
-/// Session resumption: always enabled on clients by the engine; the value is recorded only.
+/// Session resumption (on by default): QUIC clients resume a session a server gave a ticket for
+/// unless this is false; TLS over TCP records the value only.
 public func sec_protocol_options_set_tls_resumption_enabled(_ options: sec_protocol_options_t, _ resumption_enabled: Bool) {
     options.settings.withLock { $0.ignoredKnobs["resumption"] = resumption_enabled }
 }
 
-/// Session tickets: the engine's default applies; the value is recorded only.
+/// Session tickets (on by default): QUIC listeners issue tickets for resumption unless this is
+/// false; TLS over TCP records the value only.
 public func sec_protocol_options_set_tls_tickets_enabled(_ options: sec_protocol_options_t, _ tickets_enabled: Bool) {
     options.settings.withLock { $0.ignoredKnobs["tickets"] = tickets_enabled }
 }
@@ -81,8 +83,10 @@ public func sec_protocol_options_set_tls_renegotiation_enabled(_ options: sec_pr
     options.settings.withLock { $0.ignoredKnobs["renegotiation"] = renegotiation_enabled }
 }
 
-/// Whether the session reached early (0-RTT) data: never, on this engine.
-public func sec_protocol_metadata_get_early_data_accepted(_ metadata: sec_protocol_metadata_t) -> Bool { false }
+/// Whether the session carried early (0-RTT) data the server accepted: only QUIC sessions do here.
+public func sec_protocol_metadata_get_early_data_accepted(_ metadata: sec_protocol_metadata_t) -> Bool {
+    metadata.earlyDataAccepted
+}
 
 /// Calls `handler` with each certificate of the identity, leaf first; false if it has none.
 @discardableResult

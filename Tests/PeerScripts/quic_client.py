@@ -9,21 +9,28 @@
 # --datagrams N (with the streams) sends N QUIC datagrams "datagram I" and prints "datagram
 # TEXT" for each one that comes back, then "datagrams N ok" once all N did (within 5 s).
 # Once connected it prints "retries N": how many Retry packets the server made it answer.
+# --resume connects twice: the first connection exchanges "message 0" and keeps the server's
+# session ticket; the second resumes with it and sends "early data" on a stream before its
+# handshake is done (0-RTT), then prints "resumed R early E echo TEXT" (R, E: True/False, what
+# its handshake reported) and "done".
 import argparse, asyncio, ssl, sys
 from aioquic.asyncio import connect
 from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.quic.configuration import QuicConfiguration
-from aioquic.quic.events import DatagramFrameReceived
+from aioquic.quic.events import DatagramFrameReceived, HandshakeCompleted
 
 
 class Client(QuicConnectionProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.datagrams = asyncio.Queue()
+        self.handshake = None
 
     def quic_event_received(self, event):
         if isinstance(event, DatagramFrameReceived):
             self.datagrams.put_nowait(event.data)
+        if isinstance(event, HandshakeCompleted):
+            self.handshake = event
         super().quic_event_received(event)
 
 
@@ -73,6 +80,38 @@ async def bulk(client, size, key_update):
     print("bulk", size, "ok" if received == payload else "mismatch", flush=True)
 
 
+async def resume(args, configuration):
+    tickets = []
+    async with connect(args.host, args.port, configuration=configuration, create_protocol=Client,
+                       session_ticket_handler=tickets.append) as client:
+        await exchange(client, 0)
+        for _ in range(100):
+            if tickets:
+                break
+            await asyncio.sleep(0.02)
+        client.close(error_code=0)
+    if not tickets:
+        print("failed no session ticket", flush=True)
+        sys.exit(1)
+    configuration.session_ticket = tickets[-1]
+    async with connect(args.host, args.port, configuration=configuration, create_protocol=Client,
+                       wait_connected=False) as client:
+        # Sent before the handshake is done: 0-RTT data when the ticket allows it.
+        reader, writer = await client.create_stream()
+        writer.write(b"early data")
+        writer.write_eof()
+        data = await asyncio.wait_for(reader.read(), 5)
+        # (The echo needs the handshake done; wait_connected() would wait forever here.)
+        for _ in range(250):
+            if client.handshake:
+                break
+            await asyncio.sleep(0.02)
+        event = client.handshake
+        print("resumed", event.session_resumed, "early", event.early_data_accepted, "echo", data.decode(), flush=True)
+        client.close(error_code=0)
+    print("done", flush=True)
+
+
 def tls_epoch():
     from aioquic.tls import Epoch
     return Epoch.ONE_RTT
@@ -87,12 +126,15 @@ async def main():
     parser.add_argument("--bulk", type=int, default=0)
     parser.add_argument("--key-update", action="store_true")
     parser.add_argument("--datagrams", type=int, default=0)
+    parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     configuration = QuicConfiguration(
         is_client=True, alpn_protocols=["echo"], server_name="localhost", max_datagram_frame_size=65536)
     configuration.load_verify_locations(args.cafile)
     configuration.verify_mode = ssl.CERT_REQUIRED
     try:
+        if args.resume:
+            return await resume(args, configuration)
         async with connect(args.host, args.port, configuration=configuration, create_protocol=Client) as client:
             print("retries", client._quic._retry_count, flush=True)
             if args.datagrams:

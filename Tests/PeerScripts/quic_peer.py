@@ -11,11 +11,16 @@
 # aioquic's own 1,200-byte packets is printed as "datagram received LENGTH" instead. A datagram
 #   "burst:N"   is answered with N datagrams "burst I" (I from 0). Each connection's end is printed as "closed CODE", a stream
 # the client resets as "reset STREAM CODE".
+# --tickets: the server issues session tickets and takes 0-RTT data from clients resuming with
+# one; each handshake is printed as "handshake resumed R early E" (R, E: True/False).
 import argparse, asyncio, sys
 from aioquic.asyncio import serve
 from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.quic.configuration import QuicConfiguration
-from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, StreamDataReceived, StreamReset)
+from aioquic.quic.events import (ConnectionTerminated, DatagramFrameReceived, HandshakeCompleted, StreamDataReceived, StreamReset)
+
+
+TICKETS = False
 
 
 class Echo(QuicConnectionProtocol):
@@ -60,6 +65,8 @@ class Echo(QuicConnectionProtocol):
             print("reset", event.stream_id, event.error_code, flush=True)
         elif isinstance(event, ConnectionTerminated):
             print("closed", event.error_code, flush=True)
+        elif isinstance(event, HandshakeCompleted) and TICKETS:
+            print("handshake resumed", event.session_resumed, "early", event.early_data_accepted, flush=True)
         self.transmit()
 
 
@@ -71,11 +78,18 @@ async def main():
     parser.add_argument("--key", required=True)
     parser.add_argument("--retry", action="store_true")
     parser.add_argument("--no-datagrams", action="store_true")
+    parser.add_argument("--tickets", action="store_true")
     args = parser.parse_args()
     configuration = QuicConfiguration(
         is_client=False, alpn_protocols=["echo"], max_datagram_frame_size=None if args.no_datagrams else 65536)
     configuration.load_cert_chain(args.cert, args.key)
-    server = await serve(args.host, args.port, configuration=configuration, create_protocol=Echo, retry=args.retry)
+    tickets = {}
+    extra = {}
+    if args.tickets:
+        global TICKETS
+        TICKETS = True
+        extra = dict(session_ticket_fetcher=lambda label: tickets.pop(label, None), session_ticket_handler=lambda t: tickets.__setitem__(t.ticket, t))
+    server = await serve(args.host, args.port, configuration=configuration, create_protocol=Echo, retry=args.retry, **extra)
     port = server._transport.get_extra_info("sockname")[1]
     print("listening", port, flush=True)
     await asyncio.Future()

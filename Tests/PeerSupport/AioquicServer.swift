@@ -12,9 +12,11 @@ public struct AioquicServer: Sendable {
     let directory: URL
 
     /// With `namespace`, the server runs inside it, on `host` (an address of the namespace);
-    /// with `datagrams` false, it announces no QUIC datagram support.
+    /// with `datagrams` false, it announces no QUIC datagram support; with `tickets`, it issues
+    /// session tickets and takes 0-RTT data; `port` 0 lets the system choose.
     public static func start(
-        retry: Bool = false, datagrams: Bool = true, host: String = "127.0.0.1", namespace: TestNamespace? = nil,
+        retry: Bool = false, datagrams: Bool = true, tickets: Bool = false, host: String = "127.0.0.1", port: Int = 0,
+        namespace: TestNamespace? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> AioquicServer? {
         guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2", sourceLocation: sourceLocation),
@@ -32,7 +34,8 @@ public struct AioquicServer: Sendable {
         let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
         try #require(der.status == 0, "openssl x509: \(der.output)", sourceLocation: sourceLocation)
         let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
-        let arguments = [script, host, "0", "--cert", cert, "--key", key] + (retry ? ["--retry"] : []) + (datagrams ? [] : ["--no-datagrams"])
+        let arguments = [script, host, "\(port)", "--cert", cert, "--key", key] + (retry ? ["--retry"] : [])
+            + (datagrams ? [] : ["--no-datagrams"]) + (tickets ? ["--tickets"] : [])
         let process = try namespace.map { try PeerProcess($0.ip, ["netns", "exec", $0.name, python] + arguments) }
             ?? PeerProcess(python, arguments)
         // The whole line: "listening" and the number may arrive in separate writes.

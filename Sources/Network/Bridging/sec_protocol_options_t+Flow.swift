@@ -16,6 +16,8 @@ extension sec_protocol_options_t {
         tls.peerAuthenticationRequired = snapshot.peerAuthenticationRequired
         tls.preSharedKeys = snapshot.preSharedKeys.map { (key: $0.key, identity: String(decoding: $0.identity, as: UTF8.self)) }
         tls.cipherSuites = snapshot.cipherSuites
+        tls.resumption = snapshot.ignoredKnobs["resumption"] ?? true
+        tls.tickets = snapshot.ignoredKnobs["tickets"] ?? true
         if let identity = snapshot.localIdentity {
             tls.certificateChain = identity.certificateChain.map { Array($0) }
             tls.privateKey = Array(identity.privateKeyDER)
@@ -58,6 +60,7 @@ extension sec_protocol_metadata_t {
             negotiatedVersion: facts.version.flatMap(tls_protocol_version_t.init(rawValue:)),
             peerCertificates: facts.peerCertificates.map { sec_certificate_t(derData: Data($0)) },
             serverName: facts.serverName,
-            negotiatedCipherSuite: facts.cipherSuite.flatMap(tls_ciphersuite_t.init(rawValue:)))
+            negotiatedCipherSuite: facts.cipherSuite.flatMap(tls_ciphersuite_t.init(rawValue:)),
+            earlyDataAccepted: facts.earlyDataAccepted)
     }
 }

@@ -31,6 +31,9 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
     /// The batcher of the flow's event loop (looked up once: the lookup takes a global lock).
     private let batcher: DeliveryBatcher
     private let shared = Lock(Shared())
+
+    /// The TLS session's facts as the connection became ready (nil before, or without TLS).
+    var readySessionFacts: TLSSessionFacts? { shared.withLock { $0.readyFacts?.tlsSession } }
     // (The number in `debugDescription` is the flow's, as in its log lines: a counter of our
     // own would take the connection one malloc size class up.)
 

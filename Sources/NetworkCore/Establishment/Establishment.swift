@@ -113,7 +113,9 @@ final class Establishment: @unchecked Sendable {
             return
         }
         started = .now()
-        if configuration.transport == .tcp, configuration.allowFastOpen, configuration.tls == nil {
+        if configuration.allowFastOpen,
+            (configuration.transport == .tcp && configuration.tls == nil) || configuration.quic.carriesEarlyData(configuration.transport)
+        {
             fastOpen = flow?.fastOpenData()
         }
         RoutePlanner.routes(for: configuration, on: eventLoop).whenComplete { result in

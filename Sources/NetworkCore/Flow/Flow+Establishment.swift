@@ -217,10 +217,10 @@ extension Flow {
     }
 
     /// The idempotent sends (no completion) at the head of the queue, joined: the data Fast Open
-    /// may carry in each attempt's SYN. Called by `Establishment` on the loop; nil when there is
-    /// none or the flow is not TCP.
+    /// may carry in each attempt's SYN, or QUIC in its 0-RTT packets. Called by `Establishment`
+    /// on the loop; nil when there is none or the flow is neither TCP nor a QUIC stream.
     func fastOpenData() -> (data: ByteBuffer, sends: Int)? {
-        guard transportKind == .tcp, receives.mode == .stream else { return nil }
+        guard transportKind == .tcp || transportKind == .quic, receives.mode == .stream else { return nil }
         return sendPath.fastOpenData()
     }
 

@@ -53,6 +53,9 @@ package final class FlowListener: @unchecked Sendable {
     var dtlsCookies: DTLSCookies?
     /// A QUIC listener's Retry token secret (made when it binds).
     var quicRetry: QUICRetry?
+    /// A QUIC listener's session tickets and 0-RTT anti-replay (made when it binds; nil when
+    /// its TLS settings turn tickets off).
+    var quicTickets: QUICServerTickets?
     var localNetworks: [SystemInterface] = []
     /// Bounds the lines about new, refused and dropped peers (touched on `eventLoop` only).
     var peerEventLog = LogRateLimiter()
@@ -192,6 +195,9 @@ package final class FlowListener: @unchecked Sendable {
                     // QUIC: a GnuTLS session per connection; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true, stream: true)
                     quicRetry = try QUICRetry()
+                    // 0-RTT data can be replayed: a listener takes it only when its parameters
+                    // allow Fast Open (idempotent data during the handshake).
+                    if tls.tickets { quicTickets = try QUICServerTickets(acceptsEarlyData: configuration.child.allowFastOpen) }
                 } else if configuration.transport == .udp {
                     // DTLS: sessions are made per peer; check the settings can make one now.
                     _ = try GnuTLSCredentials.shared(tls, server: true)

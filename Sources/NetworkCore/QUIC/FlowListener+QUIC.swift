@@ -142,10 +142,11 @@ extension FlowListener {
             }
         }
         let limits = configuration.quic
+        let tickets = quicTickets
         let handler = multiplexer.makeHandler { local, remote, now throws(FlowError) in
             try QUICConnectionBinding(
                 role: .server(identifiers),
-                settings: tls, limits: limits, local: local, remote: remote, now: now)
+                settings: tls, limits: limits, local: local, remote: remote, now: now, tickets: tickets)
         }
         if newQUICGroupHandler != nil { handler.carryDatagrams() }
         // (Active, on its loop: the number is still this socket's.)

@@ -56,6 +56,22 @@ package final class QUICConnectionBinding {
     /// A failure a callback found, reported once the ngtcp2 call that ran it returns.
     private var callbackFailure: (error: FlowError, transportCode: UInt64)?
     private let allocator = ByteBufferAllocator()
+    /// Client: the session this one resumes (its ticket was used), if any.
+    private let resumption: QUICResumption?
+    /// Client: the stream opened before the handshake for 0-RTT data (`earlyData`), if any.
+    package private(set) var earlyStream: Int64?
+    /// Client: the server refused the 0-RTT data; the early stream is opened again after the
+    /// read that learned it, and its bytes are sent again.
+    private var reopenEarlyStream = false
+    /// Server: the listener's tickets (and 0-RTT anti-replay), kept as long as the session.
+    private let tickets: QUICServerTickets?
+    /// Client: called with each ticket the server issues, to resume a later session with.
+    package var onTicket: ((QUICResumption) -> Void)?
+    /// The peer's chain as the handshake (or the resumed session) proved it.
+    private var peerChain: [[UInt8]] = []
+    /// A ticket that came before the server was verified (GnuTLS servers send theirs with
+    /// their last handshake flight): kept only once it is.
+    private var unverifiedTicket: [UInt8]?
 
     /// The most packets one `writePackets` call makes before returning (the caller calls again
     /// once they are written, so one connection cannot hold its loop).
@@ -63,13 +79,19 @@ package final class QUICConnectionBinding {
 
     /// `connectionIDs` replaces the random ones of the first Initial (the fuzz target replays
     /// captured server packets, which only decrypt for the IDs they were captured with).
+    /// A client resumes `resumption` (a ticket from an earlier session with the same server)
+    /// and, with it, sends `earlyData` on its first bidirectional stream as 0-RTT data (after
+    /// the handshake if the server refuses it); a server issues tickets with `tickets`.
     package init(
         role: Role, settings: FlowTLSConfiguration, limits: QUICSettings = QUICSettings(),
         local: SocketAddress, remote: SocketAddress, now: UInt64,
-        connectionIDs: (destination: [UInt8], source: [UInt8])? = nil
+        connectionIDs: (destination: [UInt8], source: [UInt8])? = nil,
+        resumption: QUICResumption? = nil, earlyData: ByteBuffer? = nil, tickets: QUICServerTickets? = nil
     ) throws(FlowError) {
         self.role = role
         self.settings = settings
+        self.resumption = role.isClient ? resumption : nil
+        self.tickets = role.isClient ? nil : tickets
         credentials = try GnuTLSCredentials.shared(settings, server: !role.isClient, stream: true)
         reference = .allocate(capacity: 1)
         localAddress = .allocate(capacity: 1)
@@ -82,6 +104,7 @@ package final class QUICConnectionBinding {
         }, user_data: Unmanaged.passUnretained(self).toOpaque()))
         try makeSession()
         try makeConnection(limits: limits, now: now, connectionIDs: connectionIDs)
+        if let earlyData, let resumption { startEarlyData(earlyData, parameters: resumption.parameters) }
     }
 
     deinit {
@@ -108,12 +131,32 @@ package final class QUICConnectionBinding {
 
     private func makeSession() throws(FlowError) {
         var created: gnutls_session_t?
-        // (No 0-RTT on the server side yet: it would need GnuTLS's anti-replay state.)
-        let flags = role.isClient
+        var flags = role.isClient
             ? GNUTLS_CLIENT.rawValue | GNUTLS_ENABLE_EARLY_DATA.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
             : GNUTLS_SERVER.rawValue | GNUTLS_NO_END_OF_EARLY_DATA.rawValue
+        // (A server takes 0-RTT only with anti-replay state, which its listener's tickets hold.)
+        if tickets?.acceptsEarlyData == true { flags |= GNUTLS_ENABLE_EARLY_DATA.rawValue }
         try GnuTLSCall.check(gnutls_init(&created, flags))
         session = created
+        if role.isClient {
+            gnutls_handshake_set_hook_function(
+                session, UInt32(GNUTLS_HANDSHAKE_NEW_SESSION_TICKET.rawValue), GNUTLS_HOOK_POST,
+                { session, _, _, _, _ in
+                    guard let reference = gnutls_session_get_ptr(session)?.assumingMemoryBound(to: ngtcp2_crypto_conn_ref.self),
+                        let owner = reference.pointee.user_data
+                    else { return 0 }
+                    QUICConnectionBinding.owner(owner).ticketArrived()
+                    return 0
+                })
+            if let resumption {
+                try GnuTLSCall.withDatum(resumption.ticket) { (datum: inout gnutls_datum_t) throws(FlowError) in
+                    try GnuTLSCall.check(gnutls_session_set_data(session, datum.data, Int(datum.size)))
+                }
+            }
+        } else if let tickets {
+            // (GnuTLS sends the client two tickets as its handshake ends.)
+            try tickets.enable(on: session)
+        }
         try GnuTLSCall.check(gnutls_priority_set_direct(session, Self.priority, nil))
         try Self.checkGlue(
             role.isClient
@@ -315,7 +358,19 @@ package final class QUICConnectionBinding {
     // MARK: - Events from ngtcp2
 
     private func handshakeCompleted() -> Int32 {
-        let chain = GnuTLSSessionQueries.peerCertificates(session)
+        if earlyStream != nil, gnutls_session_get_flags(session) & GNUTLS_SFLAGS_EARLY_DATA.rawValue == 0, let connection {
+            // The server refused the 0-RTT data (or the ticket allowed none): ngtcp2 forgets the
+            // early streams, and the bytes go again on a new one (`reopenEarlyStream`).
+            NetworkLog.quic.debug("early data refused by the server; sent again after the handshake")
+            guard ngtcp2_conn_early_data_rejected(connection) == 0 else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            reopenEarlyStream = true
+        }
+        var chain = GnuTLSSessionQueries.peerCertificates(session)
+        if chain.isEmpty, gnutls_session_is_resumed(session) != 0, let resumption {
+            // A resumed session shows no certificate: the one its first handshake proved is
+            // judged as this connection's settings judge any.
+            chain = resumption.chain
+        }
         switch GnuTLSSessionQueries.checkPeer(
             session, chain: chain, settings: settings, isClient: role.isClient, serverName: serverName) {
         case .trusted:
@@ -339,7 +394,63 @@ package final class QUICConnectionBinding {
 
     private func established(_ chain: [[UInt8]]) {
         phase = .established
-        events.append(.established(GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)))
+        peerChain = chain
+        var facts = GnuTLSSessionQueries.facts(session, chain: chain, serverName: serverName)
+        facts.resumed = gnutls_session_is_resumed(session) != 0
+        facts.earlyDataAccepted = gnutls_session_get_flags(session) & GNUTLS_SFLAGS_EARLY_DATA.rawValue != 0
+        events.append(.established(facts))
+        if let ticket = unverifiedTicket {
+            unverifiedTicket = nil
+            keep(ticket)
+        }
+    }
+
+    /// The server issued a ticket (client; GnuTLS's hook, after the handshake): kept with what
+    /// 0-RTT data needs, through `onTicket`.
+    private func ticketArrived() {
+        guard onTicket != nil, phase != .closed else { return }
+        var data = gnutls_datum_t()
+        guard gnutls_session_get_data2(session, &data) == 0, let bytes = data.data else { return }
+        let ticket = Array(UnsafeBufferPointer(start: bytes, count: Int(data.size)))
+        // (Allocated by GnuTLS with gnutls_malloc, which is malloc unless replaced.)
+        free(bytes)
+        if phase == .established { keep(ticket) } else { unverifiedTicket = ticket }
+    }
+
+    private func keep(_ ticket: [UInt8]) {
+        guard let onTicket, let connection, let remote = ngtcp2_conn_get_remote_transport_params(connection)?.pointee else { return }
+        // A server states a lifetime of at most 7 days (RFC 8446, 4.6.1); the cache keeps less.
+        onTicket(QUICResumption(ticket: ticket, parameters: .init(remote), chain: peerChain, expires: .now() + .hours(24 * 7)))
+    }
+
+    /// Opens the first bidirectional stream before the handshake, with the server's remembered
+    /// limits, and queues `bytes` on it: they leave as 0-RTT data once the resumed session's
+    /// early keys exist (RFC 9001, 4.6), or after the handshake when the ticket allows none.
+    private func startEarlyData(_ bytes: ByteBuffer, parameters: QUICResumption.Parameters) {
+        guard let connection else { return }
+        var remote = parameters.transportParameters
+        cngtcp2_conn_set_early_remote_transport_params(connection, &remote)
+        var stream: Int64 = -1
+        guard ngtcp2_conn_open_bidi_stream(connection, &stream, nil) == 0 else { return }
+        outboxes[stream] = QUICStreamOutbox()
+        guard send(bytes, on: stream, fin: false) else { return }
+        earlyStream = stream
+    }
+
+    /// After a refusal of 0-RTT data: the early stream again, from its first byte.
+    private func reopenRefusedEarlyStream(now: UInt64) {
+        reopenEarlyStream = false
+        guard let connection, let old = earlyStream, var outbox = outboxes.removeValue(forKey: old) else { return }
+        dropFromSending(old)
+        var stream: Int64 = -1
+        guard ngtcp2_conn_open_bidi_stream(connection, &stream, nil) == 0 else {
+            fail(.posix(EPROTO), transportCode: UInt64(NGTCP2_INTERNAL_ERROR), now: now)
+            return
+        }
+        outbox.rewind()
+        outboxes[stream] = outbox
+        earlyStream = stream
+        if outbox.hasUnsent { sending.append(stream) }
     }
 
     /// The settings' verify block answered (`.verificationNeeded`).
@@ -378,6 +489,7 @@ package final class QUICConnectionBinding {
         let status = datagram.withUnsafeReadableBytes { bytes in
             cngtcp2_conn_read_pkt(connection, &path, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, now)
         }
+        if reopenEarlyStream { reopenRefusedEarlyStream(now: now) }
         guard status != 0 else { return }
         if status == NGTCP2_ERR_DRAINING {
             var error = ngtcp2_connection_close_error()

@@ -43,6 +43,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private var bridge: QUICStreamBridge?
     /// A graceful close waiting for the stream's bytes to be acknowledged (`lingerTime` at most).
     private var lingerTimer: Scheduled<Void>?
+    /// Bridging mode, 0-RTT: what the server answered on the early stream before the handshake
+    /// was done (the bridge takes the stream once it is).
+    private var earlyAnswers: [(bytes: ByteBuffer, isFinal: Bool)] = []
     /// Bridging mode opens a unidirectional stream.
     private var bridgesUnidirectional = false
     /// Datagram bridging mode: the datagrams' state.
@@ -433,17 +436,23 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             handshake?.succeed(facts)
             handshake = nil
         case .established(let facts):
-            guard let stream = binding?.openStream(bidirectional: !bridgesUnidirectional) else {
+            // (A resumed connection opened its stream before the handshake, for 0-RTT data.)
+            guard let stream = binding?.earlyStream ?? binding?.openStream(bidirectional: !bridgesUnidirectional) else {
                 binding?.close(applicationError: 0, now: Self.now())
                 failHandshake(.posix(EPROTO))
                 return
             }
             bridge?.opened(stream)
             if bridgesUnidirectional { _ = bridge?.received(ByteBuffer(), on: stream, isFinal: true) }
+            for answer in earlyAnswers { _ = bridge?.received(answer.bytes, on: stream, isFinal: answer.isFinal) }
+            earlyAnswers = []
             handshake?.succeed(facts)
             handshake = nil
         case .verificationNeeded(let chain):
             askVerifyBlock(chain)
+        case .streamData(let stream, let bytes, let isFinal) where bridge?.stream == nil && stream == binding?.earlyStream:
+            // (Bounded by the stream's window, as any received bytes are.)
+            earlyAnswers.append((bytes, isFinal))
         case .streamData(let stream, let bytes, let isFinal):
             if bridge?.received(bytes, on: stream, isFinal: isFinal) == true {
                 deliverToFlow(context)

@@ -30,4 +30,10 @@ package struct QUICSettings: Sendable, Equatable {
         multiplexed = true
         if maxDatagramFrameSize == 0 { maxDatagramFrameSize = 65_535 }
     }
+
+    /// Whether a connection over `transport` with these settings can send Fast Open's
+    /// idempotent data as 0-RTT data: only one carrying a bidirectional stream.
+    package func carriesEarlyData(_ transport: FlowTransportKind) -> Bool {
+        transport == .quic && !multiplexed && !unidirectional
+    }
 }

@@ -11,15 +11,30 @@ enum QUICStack {
     /// `adoptPeerStream`.
     /// `descriptor` is the channel's socket, when it was opened outside NIO: packets then go
     /// to it directly (`QUICDatagramHandler.writeDirectly(to:)`).
+    /// The connection resumes a session with a ticket from `QUICSessionCache.shared` when one
+    /// is kept for the server (and `settings.resumption`), and keeps the tickets its server
+    /// issues there. A connection carrying one bidirectional stream sends `earlyData` (Fast
+    /// Open's idempotent sends) on it as 0-RTT data when it resumes, and calls `tookEarlyData`.
     static func startClient(
         on channel: Channel, descriptor: Int32?, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
+        earlyData: ByteBuffer? = nil, tookEarlyData: (() -> Void)? = nil,
         adoptPeerStream: @escaping QUICStreamMultiplexer.PeerStreamAdopter
     ) -> EventLoopFuture<TLSSessionFacts> {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
+        let bridgesStream = quic.carriesEarlyData(carriesDatagrams ? .quicDatagram : .quic)
         let binding: QUICDatagramHandler.BindingFactory = { local, remote, now throws(FlowError) in
-            try QUICConnectionBinding(
-                role: .client(serverName: hostName), settings: settings, limits: quic, local: local, remote: remote, now: now)
+            let key = settings.resumption
+                ? QUICSessionCache.Key(
+                    server: hostName ?? remote.ipAddress ?? "", port: remote.port ?? 0, applicationProtocols: settings.applicationProtocols)
+                : nil
+            let resumption = key.flatMap { QUICSessionCache.shared.take($0) }
+            let binding = try QUICConnectionBinding(
+                role: .client(serverName: hostName), settings: settings, limits: quic, local: local, remote: remote, now: now,
+                resumption: resumption, earlyData: bridgesStream ? earlyData : nil)
+            if let key { binding.onTicket = { QUICSessionCache.shared.store($0, for: key) } }
+            if binding.earlyStream != nil { tookEarlyData?() }
+            return binding
         }
         let handler: QUICDatagramHandler
         if quic.multiplexed {

@@ -26,6 +26,8 @@ final class QUICStreamMultiplexer {
     /// Opens waiting for the peer to allow more streams, per kind (bidirectional: true).
     private var waitingOpens: [Bool: Deque<(Result<QUICStreamChannel, FlowError>) -> Void>] = [:]
     private var ended: FlowError?
+    /// The peer's stream events that came before the handshake was done (0-RTT data).
+    private var earlyEvents: [QUICEvent] = []
 
     init(handshake: EventLoopPromise<TLSSessionFacts>, adoptPeerStream: @escaping PeerStreamAdopter) {
         self.handshake = handshake
@@ -106,11 +108,20 @@ final class QUICStreamMultiplexer {
     // MARK: - Events
 
     private func handle(_ event: QUICEvent) {
+        if sessionFacts == nil, Self.waitsForHandshake(event) {
+            // 0-RTT streams of a resuming client: they reach the application once the handshake
+            // is done (and the client verified, where required), with the session's facts.
+            earlyEvents.append(event)
+            return
+        }
         switch event {
         case .established(let facts):
             sessionFacts = facts
             handshake?.succeed(facts)
             handshake = nil
+            let early = earlyEvents
+            earlyEvents = []
+            for event in early { handle(event) }
         case .verificationNeeded(let chain):
             handler?.askVerifyBlock(chain)
         case .streamOpened(let stream):
@@ -134,6 +145,7 @@ final class QUICStreamMultiplexer {
         case .closed(let error):
             let reason = error ?? .posix(ECONNABORTED)
             ended = reason
+            earlyEvents.removeAll()
             let wasEstablishing = handshake != nil
             handshake?.fail(reason)
             handshake = nil
@@ -145,6 +157,14 @@ final class QUICStreamMultiplexer {
             // The group's flow fails with the connection (after the handshake; before it, the
             // handshake's failure fails the attempt).
             if !wasEstablishing { handler?.failFlowAbove(reason) }
+        }
+    }
+
+    /// Whether `event` concerns the peer's streams, which wait for the handshake.
+    private static func waitsForHandshake(_ event: QUICEvent) -> Bool {
+        switch event {
+        case .streamOpened, .streamData, .streamReset, .streamClosed: return true
+        case .established, .verificationNeeded, .datagram, .streamsAvailable, .closed: return false
         }
     }
 

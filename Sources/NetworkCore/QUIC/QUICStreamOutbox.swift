@@ -70,6 +70,14 @@ struct QUICStreamOutbox {
         }
     }
 
+    /// ngtcp2 forgot what it took (the server refused the 0-RTT packets that carried it, and
+    /// acknowledged none of them): everything not acknowledged is unsent again, for a new stream
+    /// whose offsets start where this one's did.
+    mutating func rewind() {
+        sentOffset = ackedOffset
+        finSent = false
+    }
+
     /// The stream was reset or closed: nothing more will be sent or retransmitted.
     mutating func discard() {
         chunks.removeAll()

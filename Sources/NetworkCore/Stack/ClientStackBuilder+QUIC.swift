@@ -22,7 +22,9 @@ extension ClientStackBuilder {
         return secured(connected, attempt: attempt) { channel, settings, hostName in
             QUICStack.startClient(
                 on: channel, descriptor: attempt.descriptor, settings: settings, hostName: hostName, quic: quic,
-                carriesDatagrams: carriesDatagrams
+                carriesDatagrams: carriesDatagrams, earlyData: initialData,
+                // (The stream sends them, as 0-RTT data or after the handshake: Fast Open's rule.)
+                tookEarlyData: { attempt.wroteInitialData = true }
             ) { stream in
                 try Flow.adopting(accepted: stream, configuration: streamConfiguration, transport: .quic)
             }

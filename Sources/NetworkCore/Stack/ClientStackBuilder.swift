@@ -25,7 +25,7 @@ struct ClientStackBuilder: Sendable {
     let proxy: ProxyDescription?
     /// Idempotent data every TCP attempt writes first (TCP Fast Open puts it in the SYN); never
     /// through a proxy, whose handshake owns the first bytes.
-    private let initialData: ByteBuffer?
+    let initialData: ByteBuffer?
     /// When establishment began, for what is left of the connection timeout.
     private let establishmentStarted: NIODeadline
     /// The interface the socket is bound to (`requiredInterface`), if any.

@@ -20,6 +20,12 @@ package struct FlowTLSConfiguration: Sendable {
     package var preSharedKeys: [(key: [UInt8], identity: String)] = []
     /// Offered cipher suites (IANA numbers), in order; empty for the defaults.
     package var cipherSuites: [UInt16] = []
+    /// Client: a session may resume one the same peer gave a ticket for (QUIC). Off when the
+    /// options say `sec_protocol_options_set_tls_resumption_enabled(false)`.
+    package var resumption = true
+    /// Server: tickets are issued to clients for later resumption (QUIC). Off when the options
+    /// say `sec_protocol_options_set_tls_tickets_enabled(false)`.
+    package var tickets = true
 
     package init() {}
 }
@@ -34,6 +40,10 @@ package struct TLSSessionFacts: Sendable {
     package var serverName: String?
     /// The negotiated suite's IANA number, when the stack reports it.
     package var cipherSuite: UInt16? = nil
+    /// The session resumed an earlier one (a ticket), without a full handshake.
+    package var resumed = false
+    /// Early data (0-RTT) was sent and accepted (client), or accepted (server).
+    package var earlyDataAccepted = false
 }
 
 /// Security-framework status codes the engine reports in `.tls` errors.
