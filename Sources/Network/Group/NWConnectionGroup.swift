@@ -175,6 +175,9 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
     /// The engine flow that stands for the group, for its streams.
     var multiplexFlow: Flow? { connection?.flow }
 
+    /// The connection that stands for a multiplex group (the QUIC connection), nil for others.
+    var multiplexConnection: NWConnection? { connection }
+
     /// The metadata of one protocol of the group's connection (QUIC, TLS), nil for others.
     public final func metadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
         connection?.metadata(definition: definition)

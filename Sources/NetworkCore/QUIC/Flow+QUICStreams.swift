@@ -15,6 +15,13 @@ extension Flow {
         }
     }
 
+    /// Whether this flow carries a unidirectional QUIC stream (a peer's: this side only
+    /// reads). On the loop, once the flow has its stream (as `takeQUICPeerStreams` hands it).
+    package var carriesUnidirectionalQUICStreamOnLoop: Bool {
+        guard case .owned(let channel) = transport, let stream = channel as? QUICStreamChannel else { return false }
+        return QUICStreamChannel.isUnidirectional(stream.streamID)
+    }
+
     /// A flow for a new bidirectional stream of this group flow's connection, opened when the
     /// returned flow is started (once the peer allows another stream, if it must wait).
     package func makeQUICStreamFlow(configuration: FlowConfiguration) -> Flow {

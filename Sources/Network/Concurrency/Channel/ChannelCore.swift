@@ -27,6 +27,8 @@ final class ChannelCore: Sendable {
         var readyWaiters: [CheckedContinuation<Void, any Error>] = []
         /// Tasks waiting for `cancelled` (`close()`).
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks waiting for the connection's end, `failed` or `cancelled` (`waitUntilEnded()`).
+        var endWaiters: [CheckedContinuation<NWConnection.State, Never>] = []
         /// Where state changes go besides `state` (the channel's `onStateUpdate`).
         var stateObserver: (@Sendable (NWConnection.State) -> Void)?
         /// The data-transfer measurement `dataTransferReport()` started.
@@ -115,15 +117,21 @@ final class ChannelCore: Sendable {
             shared.state = state
             var waiters: [CheckedContinuation<Void, any Error>] = []
             var closeWaiters: [CheckedContinuation<Void, Never>] = []
+            var endWaiters: [CheckedContinuation<NWConnection.State, Never>] = []
             switch state {
-            case .ready, .failed:
+            case .ready:
                 swap(&waiters, &shared.readyWaiters)
+            case .failed:
+                swap(&waiters, &shared.readyWaiters)
+                swap(&endWaiters, &shared.endWaiters)
             case .cancelled:
                 swap(&waiters, &shared.readyWaiters)
                 swap(&closeWaiters, &shared.closeWaiters)
+                swap(&endWaiters, &shared.endWaiters)
             case .setup, .waiting, .preparing:
                 break
             }
+            for waiter in endWaiters { waiter.resume(returning: state) }
             return (waiters, closeWaiters, shared.stateObserver)
         }
         // The observer first: who waits for the close may then wait for its observers too.
@@ -157,6 +165,22 @@ final class ChannelCore: Sendable {
                 }
             }
             if let settled { Self.settle(continuation, with: settled) }
+        }
+    }
+
+    /// Waits until the connection has ended (`failed` or `cancelled`) and returns that state;
+    /// at once for one that already has. Does not start the connection.
+    func waitUntilEnded() async -> NWConnection.State {
+        await withCheckedContinuation { (continuation: CheckedContinuation<NWConnection.State, Never>) in
+            let ended = shared.withLock { shared -> NWConnection.State? in
+                switch shared.state {
+                case .failed, .cancelled: return shared.state
+                case .setup, .waiting, .preparing, .ready:
+                    shared.endWaiters.append(continuation)
+                    return nil
+                }
+            }
+            if let ended { continuation.resume(returning: ended) }
         }
     }
 

@@ -15,6 +15,12 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
 {
     private let observers = Lock(Observers())
     private let pump = LazyEventPump<NetworkConnection<ApplicationProtocol>>()
+    /// A multiplexed connection's datagram channel, while someone holds it.
+    let multiplexChildren = Lock(MultiplexChildren())
+
+    struct MultiplexChildren {
+        weak var datagrams: AnyObject?
+    }
 
     /// An observer: `(connection, value)`, run in the isolation it was written in. Observers
     /// are not `Sendable` (as in Apple's 26 SDK): a closure written in an actor's or the main
@@ -35,9 +41,14 @@ public final class NetworkConnection<ApplicationProtocol: NetworkProtocolOptions
     }
 
     /// A connection to `endpoint` with `parameters`, or one that throws `refusal` from its first
-    /// use when the endpoint cannot be reached by this module.
-    convenience init(endpoint: NWEndpoint?, refusal: (any Error)?, parameters: NWParameters, applicationProtocol: ApplicationProtocol) {
-        let connection = NWConnection(to: endpoint ?? .unix(path: ""), using: parameters)
+    /// use when the endpoint cannot be reached by this module. A multiplexed one (QUIC) stands
+    /// for the whole connection, whose streams are connections of their own.
+    convenience init(
+        endpoint: NWEndpoint?, refusal: (any Error)?, parameters: NWParameters, applicationProtocol: ApplicationProtocol
+    ) {
+        let target = endpoint ?? .unix(path: "")
+        let connection = applicationProtocol is any MultiplexProtocol
+            ? NWConnection(multiplexedTo: target, using: parameters) : NWConnection(to: target, using: parameters)
         self.init(connection: connection, applicationProtocol: applicationProtocol, refusal: refusal)
     }
 

@@ -147,7 +147,15 @@ public final class NetworkListener<ApplicationProtocol: NetworkProtocolOptions>:
         guard first else { throw NWError.posix(.EALREADY) }
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let pump = eventPump()
-        listener.newConnectionHandler = { connection in continuation.yield(.connection(connection)) }
+        if ApplicationProtocol.self is any MultiplexProtocol.Type {
+            // Each QUIC connection as a whole (its streams come through `inboundStreams`).
+            listener.newConnectionGroupHandler = { group in
+                guard let connection = group.multiplexConnection else { return group.cancel() }
+                continuation.yield(.connection(connection))
+            }
+        } else {
+            listener.newConnectionHandler = { connection in continuation.yield(.connection(connection)) }
+        }
         listener.stateUpdateHandler = { state in
             pump.enqueue { listener in
                 guard let handler = listener.shared.withLock({ $0.stateHandler }) else { return }
@@ -204,8 +212,9 @@ extension NetworkListener where ApplicationProtocol: OneToOneProtocol {
 }
 
 extension NetworkListener where ApplicationProtocol: MultiplexProtocol {
-    /// Listens for multiplexed connections (QUIC); each is handed to `handler` in a task of its
-    /// own. Fails with `EPROTONOSUPPORT` until this module runs QUIC.
+    /// Listens for multiplexed connections (QUIC); each QUIC connection, once its handshake is
+    /// done, is handed to `handler` in a child task of its own, where its streams come through
+    /// ``NetworkConnection/inboundStreams(_:)``.
     public final func run(_ handler: @escaping @isolated(any) @Sendable (NetworkConnection<ApplicationProtocol>) async throws -> Void) async throws {
         try await runListener(handler)
     }

@@ -1,8 +1,10 @@
 import Foundation
 
-/// QUIC in a stack: a multiplexed, encrypted transport over UDP. Declared so that code written
-/// for it compiles; connections over it fail with `EPROTONOSUPPORT` until this module runs
-/// QUIC (see docs/api-deviations.md).
+/// QUIC in a stack: a multiplexed, encrypted transport over UDP (TLS 1.3 inside it). A
+/// connection over it is one QUIC connection: it opens and accepts streams (``QUIC/Stream``)
+/// and carries the connection's datagrams (``QUIC/Datagrams``) instead of sending and receiving
+/// itself. As with ``NWProtocolQUIC/Options``, the server's certificate is verified against the
+/// system's trust store and the host name by default.
 public struct QUIC: NetworkProtocolOptions, MultiplexProtocol, Sendable {
     public typealias BelowProtocol = UDP
 
@@ -82,4 +84,33 @@ public struct QUIC: NetworkProtocolOptions, MultiplexProtocol, Sendable {
     public func maxDatagramFrameSize(_ bytes: Int) -> QUIC { with("maxDatagramFrameSize", bytes) }
     /// The largest UDP payload accepted.
     public func maxUDPPayloadSize(_ bytes: Int) -> QUIC { with("maxUDPPayloadSize", bytes) }
+}
+
+extension QUIC: StackLayer {
+    func addLayers(to plan: inout StackPlan) {
+        // UDP's own options give way to QUIC's; the IP layer below stays.
+        udp.addLayers(to: &plan)
+        plan.transport = makeOptions()
+    }
+
+    /// The classic options these settings make.
+    func makeOptions() -> NWProtocolQUIC.Options {
+        let options = NWProtocolQUIC.Options(alpn: alpn)
+        tlsSettings.apply(to: options.securityProtocolOptions)
+        for (key, value) in transportSettings {
+            switch key {
+            case "idleTimeout": options.idleTimeout = value
+            case "initialMaxData": options.initialMaxData = value
+            case "initialMaxStreamDataBidirectionalLocal": options.initialMaxStreamDataBidirectionalLocal = value
+            case "initialMaxStreamDataBidirectionalRemote": options.initialMaxStreamDataBidirectionalRemote = value
+            case "initialMaxStreamDataUnidirectional": options.initialMaxStreamDataUnidirectional = value
+            case "initialMaxBidirectionalStreams": options.initialMaxStreamsBidirectional = value
+            case "initialMaxUnidirectionalStreams": options.initialMaxStreamsUnidirectional = value
+            case "maxDatagramFrameSize": options.maxDatagramFrameSize = value
+            case "maxUDPPayloadSize": options.maxUDPPayloadSize = value
+            default: break
+            }
+        }
+        return options
+    }
 }

@@ -116,8 +116,13 @@ public struct TLS: NetworkProtocolOptions, OneToOneProtocol, StreamProtocol, Sen
 
     func makeOptions() -> NWProtocolTLS.Options {
         let options = NWProtocolTLS.Options()
-        for edit in edits { edit(options.securityProtocolOptions) }
+        apply(to: options.securityProtocolOptions)
         return options
+    }
+
+    /// Writes these settings into `options` (QUIC's handshake takes them this way).
+    func apply(to options: sec_protocol_options_t) {
+        for edit in edits { edit(options) }
     }
 }
 
