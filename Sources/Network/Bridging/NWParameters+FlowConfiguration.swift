@@ -60,8 +60,10 @@ extension NWParameters {
             var tls = quic.securityProtocolOptions.flowConfiguration(peerHostName: target.verifiedName, listener: listener)
             tls.applicationProtocols = quic.alpn + tls.applicationProtocols.filter { !quic.alpn.contains($0) }
             configuration.tls = tls
-            // Not built yet (docs/quic.md): protocols above QUIC, and listeners of datagram flows.
-            if (quic.isDatagram && listener) || !stack.applicationProtocols.isEmpty {
+            // Framers run above QUIC streams; not built yet (docs/quic.md): other protocols above
+            // QUIC (TLS, WebSocket), anything above QUIC datagrams, listeners of datagram flows.
+            let onlyFramers = stack.applicationProtocols.allSatisfy { $0 is NWProtocolFramer.Options || $0 is BuiltInFramerOptions }
+            if (quic.isDatagram && (listener || !stack.applicationProtocols.isEmpty)) || !onlyFramers {
                 configuration.unsupported = .posix(EPROTONOSUPPORT)
             }
         default:

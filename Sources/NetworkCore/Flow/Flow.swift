@@ -167,7 +167,8 @@ package final class Flow: @unchecked Sendable {
         gnuTLS: FlowTLSConfiguration? = nil, transport: FlowTransportKind = .tcp
     ) throws -> Flow {
         channel.eventLoop.preconditionInEventLoop()
-        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages, transport: transport)
+        // (A QUIC connection's own flow, `.quicDatagram`, carries no framers: its streams do.)
+        let flow = Flow(accepted: channel, framed: configuration.carriesFramedMessages && transport != .quicDatagram, transport: transport)
         if configuration.framers.first?.tlsAbove != nil { flow.carryStreamAboveFramers() }
         let handshakeTimeout = FlowServerSecurity.handshakeTimeout(connectionTimeout: configuration.tcp.connectionTimeout)
         if let settings = gnuTLS {

@@ -106,7 +106,9 @@ package struct FlowConfiguration: Sendable {
         set { webSocketBox = newValue.map(Box.init) }
     }
     /// The flow carries whole messages with per-message metadata over a stream (framers, WebSocket).
-    package var carriesFramedMessages: Bool { !framers.isEmpty || webSocketBox != nil }
+    /// Not a QUIC connection's own flow (a group's, which carries the connection's datagrams):
+    /// the framers of its parameters run on its streams.
+    package var carriesFramedMessages: Bool { (!framers.isEmpty || webSocketBox != nil) && transport != .quicDatagram }
     /// TLS over the transport (TCP only for now), nil for none.
     package var tls: FlowTLSConfiguration? {
         get { tlsBox?.value }

@@ -82,6 +82,25 @@ extension Flow {
         return quicHandlerOnLoop()?.multiplexer
     }
 
+    /// The flow's handler on a stream this side opened, and the framers of its parameters
+    /// under it (started once the stream is active); the future completes when every framer
+    /// is ready (at once without framers).
+    private func addStreamHandlers(to channel: QUICStreamChannel) throws -> EventLoopFuture<Void> {
+        let pipeline = channel.pipeline.syncOperations
+        guard isFramed, let framers = setup?.configuration.framers, !framers.isEmpty else {
+            try pipeline.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: self))
+            return channel.eventLoop.makeSucceededVoidFuture()
+        }
+        let hosts = framers.reversed().map { FramerHost(factory: $0, eventLoop: channel.eventLoop) }
+        let handlers = FramerHandler.stack(hosts)
+        for handler in handlers { try pipeline.addHandler(handler) }
+        let flowHandler = FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: self)
+        try pipeline.addHandler(flowHandler)
+        if let top = handlers.last { flowHandler.join(top, channel: channel) }
+        messageLayer = flowHandler.messageLayer
+        return EventLoopFuture.andAllSucceed(hosts.map(\.readyFuture), on: channel.eventLoop)
+    }
+
     /// `establish()` for a stream of a group: the group's connection opens it.
     func establishQUICStream(of parent: Flow) {
         guard let multiplexer = parent.quicMultiplexerOnLoop() else {
@@ -98,8 +117,9 @@ extension Flow {
                     channel.reset(applicationError: 0)
                     return
                 }
+                let framersReady: EventLoopFuture<Void>
                 do {
-                    try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: self))
+                    framersReady = try self.addStreamHandlers(to: channel)
                 } catch {
                     channel.reset(applicationError: 0)
                     self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
@@ -108,7 +128,16 @@ extension Flow {
                 self.transport = .owned(channel)
                 self.sessionFacts = multiplexer.sessionFacts.map { StackSessionBox(tls: $0) }
                 channel.activate()
-                self.perform(self.machine.establishmentSucceeded())
+                framersReady.whenComplete { result in
+                    guard self.machine.state == .preparing else { return }
+                    switch result {
+                    case .success:
+                        self.perform(self.machine.establishmentSucceeded())
+                    case .failure(let error):
+                        channel.reset(applicationError: 0)
+                        self.perform(self.machine.establishmentFailed(FlowError(error), fatal: true))
+                    }
+                }
             case .failure(let error):
                 self.perform(self.machine.establishmentFailed(error, fatal: true))
             }

@@ -11,15 +11,21 @@ extension ClientStackBuilder {
     ) -> EventLoopFuture<Channel> {
         // QUIC without its TLS settings would be plain UDP: never (the facade always sets them).
         guard configuration.tls != nil else { return eventLoop.makeFailedFuture(FlowError.posix(EPROTONOSUPPORT)) }
+        // Framers run above the connection's one stream (a group's run on each of its streams).
+        let framed = configuration.carriesFramedMessages && !configuration.quic.multiplexed
         let bootstrap = datagramBootstrap(attempt, options: options) { channel, flow in
-            try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
+            if framed {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<ByteBuffer, OwningFlowLink>(flow: flow))
+            }
         }
         let quic = configuration.quic
         let carriesDatagrams = configuration.transport == .quicDatagram
         // A group's streams that the peer opens are flows with the group's configuration.
         let streamConfiguration = configuration
         let connected = bindAndConnect(bootstrap, attempt: attempt, local: local, ownSocket: true)
-        return secured(connected, attempt: attempt) { channel, settings, hostName in
+        let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             QUICStack.startClient(
                 on: channel, descriptor: attempt.descriptor, settings: settings, hostName: hostName, quic: quic,
                 carriesDatagrams: carriesDatagrams, earlyData: initialData,
@@ -29,5 +35,6 @@ extension ClientStackBuilder {
                 try Flow.adopting(accepted: stream, configuration: streamConfiguration, transport: .quic)
             }
         }
+        return framed ? withFramers(secure, attempt: attempt, peer: nil) : secure
     }
 }

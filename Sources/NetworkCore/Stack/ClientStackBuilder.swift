@@ -195,7 +195,7 @@ struct ClientStackBuilder: Sendable {
     /// goes in above the ones below it, right under the flow's handler, and starts at once; the
     /// attempt is up when every framer is ready, and the TLS the top one prepended (if any) has
     /// finished its handshake above it (`TLSAboveFramer`). A framer that fails closes the socket.
-    private func withFramers(
+    func withFramers(
         _ connected: EventLoopFuture<Channel>, datagrams: Bool = false, attempt: ConnectionAttempt, peer: SocketAddress?
     ) -> EventLoopFuture<Channel> {
         let framers = configuration.framers

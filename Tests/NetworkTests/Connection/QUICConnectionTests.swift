@@ -109,8 +109,8 @@ struct QUICConnectionTests {
                             completion: .contentProcessed { completions.append($0 == nil) })
         }
         let (echoed, ended) = await Self.receiveToEnd(connection)
-        #expect(ended)
-        #expect(echoed.count == chunk * count)
+        #expect(ended, "the echo ended early, connection \(connection.state)")
+        try #require(echoed.count == chunk * count, "\(echoed.count) bytes echoed, connection \(connection.state)")
         for index in 0..<count {
             let slice = echoed[(index * chunk)..<((index + 1) * chunk)]
             #expect(slice.elementsEqual((0..<chunk).map { UInt8(truncatingIfNeeded: $0 &+ index) }), "send \(index)")

@@ -12,21 +12,24 @@ extension NetworkConnection where ApplicationProtocol == QUIC {
         try await openStream(directionality: directionality, applicationProtocol: QUICStream())
     }
 
-    /// Opens a stream with `prepending` protocols above it. Protocols above QUIC are not built
-    /// yet: the stream fails with `EPROTONOSUPPORT` (docs/api-deviations.md).
+    /// Opens a stream with the message protocols `prepending` puts above it (`TLV`, `Coder`,
+    /// `Framer`: framers run above QUIC streams); others throw `EPROTONOSUPPORT`.
     public final func openStream<NewAP: OneToOneProtocol>(
         directionality: QUICStream.Directionality = .bidirectional, @ProtocolStackBuilder<NewAP> _ prepending: (QUICStream) -> NewAP
     ) async throws -> QUIC.Stream<NewAP> {
         let top = prepending(QUICStream())
-        if NewAP.self != QUICStream.self { throw NWError.posix(.EPROTONOSUPPORT) }
-        return try await openStream(directionality: directionality, applicationProtocol: top)
+        var plan = StackPlan()
+        UnsupportedStackLayer.layer(top).addLayers(to: &plan)
+        guard !plan.unsupported, plan.transport == nil else { throw NWError.posix(.EPROTONOSUPPORT) }
+        return try await openStream(directionality: directionality, applicationProtocol: top, above: plan.application)
     }
 
     private func openStream<NewAP: NetworkProtocolOptions>(
-        directionality: QUICStream.Directionality, applicationProtocol: NewAP
+        directionality: QUICStream.Directionality, applicationProtocol: NewAP, above: [NWProtocolOptions] = []
     ) async throws -> QUIC.Stream<NewAP> {
         try await core.waitUntilReady()
-        let parameters = core.connection.parameters
+        let parameters = core.connection.parameters.copy()
+        parameters.defaultProtocolStack.applicationProtocols = above
         guard let quic = parameters.defaultProtocolStack.transportProtocol?.copyOptions() as? NWProtocolQUIC.Options else {
             throw NWError.posix(.EPROTONOSUPPORT)
         }

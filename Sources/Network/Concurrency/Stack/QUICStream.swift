@@ -35,3 +35,9 @@ public struct QUICStream: NetworkProtocolOptions, OneToOneProtocol, StreamProtoc
 }
 
 extension QUICStream.Metadata: StreamMetadataMaking {}
+
+extension QUICStream: StackLayer {
+    func addLayers(to plan: inout StackPlan) {
+        // (The QUIC connection the stream belongs to is the transport.)
+    }
+}
