@@ -287,15 +287,7 @@ package final class QUICConnectionBinding {
         cngtcp2_settings_default(&settings)
         settings.initial_ts = now
         settings.handshake_timeout = UInt64(max(0, limits.handshakeTimeout.nanoseconds))
-        if limits.maxUDPPayloadSize >= 1200 {
-            settings.max_tx_udp_payload_size = limits.maxUDPPayloadSize
-        } else if Self.isLoopback(remoteAddress) {
-            // The whole path is this host's loopback interface, whose MTU the kernel states
-            // (64 KiB): packets of that size cannot be dropped for their size further on, so
-            // they need no discovery (ngtcp2 0.12 would probe no further than 1,444 bytes).
-            settings.max_tx_udp_payload_size = Self.loopbackPayloadSize
-            settings.no_tx_udp_payload_size_shaping = 1
-        }
+        if limits.maxUDPPayloadSize >= 1200 { settings.max_tx_udp_payload_size = limits.maxUDPPayloadSize }
         var parameters = ngtcp2_transport_params()
         cngtcp2_transport_params_default(&parameters)
         parameters.initial_max_data = limits.maxData
@@ -330,26 +322,6 @@ package final class QUICConnectionBinding {
         guard status == 0, let created else { throw QUICErrors.local(status) }
         connection = created
         ngtcp2_conn_set_tls_native_handle(created, UnsafeMutableRawPointer(session))
-    }
-
-    /// The largest UDP payload sent to a peer on the loopback interface (its 65,536-byte MTU,
-    /// less the IPv6 and UDP headers, rounded down).
-    static let loopbackPayloadSize = 65_000
-
-    private static func isLoopback(_ storage: UnsafeMutablePointer<sockaddr_storage>) -> Bool {
-        let raw = UnsafeRawPointer(storage)
-        switch Int32(storage.pointee.ss_family) {
-        case AF_INET:
-            return raw.load(as: sockaddr_in.self).sin_addr.s_addr.bigEndian >> 24 == 127
-        case AF_INET6:
-            var address = raw.load(as: sockaddr_in6.self).sin6_addr
-            return withUnsafeBytes(of: &address) { bytes in
-                bytes.elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
-                    || (bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) && bytes[12] == 127)
-            }
-        default:
-            return false
-        }
     }
 
     /// The Retry token of a server connection's client (empty: none).
