@@ -26,8 +26,13 @@ package final class QUICSessionCache: Sendable {
     package let capacity: Int
     /// How long a ticket is kept (servers may allow longer; RFC 8446 caps lifetimes at 7 days).
     package let lifetime: TimeAmount
-    private let entries = Lock<[Key: (resumption: QUICResumption, stored: UInt64)]>([:])
-    private let counter = Lock<UInt64>(0)
+    private let state = Lock(State())
+
+    /// The tickets, each with the order it came in (the oldest server goes first).
+    private struct State {
+        var entries: [Key: (resumption: QUICResumption, stored: UInt64)] = [:]
+        var stored: UInt64 = 0
+    }
 
     package static let shared = QUICSessionCache()
 
@@ -38,8 +43,8 @@ package final class QUICSessionCache: Sendable {
 
     /// The ticket for `key`, taken out of the cache; nil when none is left or it expired.
     package func take(_ key: Key, now: NIODeadline = .now()) -> QUICResumption? {
-        entries.withLock { entries in
-            guard let entry = entries.removeValue(forKey: key), entry.resumption.expires > now else { return nil }
+        state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: key), entry.resumption.expires > now else { return nil }
             return entry.resumption
         }
     }
@@ -48,27 +53,25 @@ package final class QUICSessionCache: Sendable {
     package func store(_ resumption: QUICResumption, for key: Key) {
         var resumption = resumption
         resumption.expires = min(resumption.expires, .now() + lifetime)
-        let order = counter.withLock { value -> UInt64 in
-            value += 1
-            return value
-        }
-        entries.withLock { entries in
-            entries[key] = (resumption, order)
-            guard entries.count > capacity, let oldest = entries.min(by: { $0.value.stored < $1.value.stored }) else { return }
-            entries[oldest.key] = nil
+        state.withLock { state in
+            state.stored += 1
+            state.entries[key] = (resumption, state.stored)
+            guard state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.stored < $1.value.stored })
+            else { return }
+            state.entries[oldest.key] = nil
         }
     }
 
     /// Whether a ticket is kept for `key` now.
     package func hasTicket(for key: Key) -> Bool {
-        entries.withLock { $0[key] != nil }
+        state.withLock { $0.entries[key] != nil }
     }
 
     /// Servers with a ticket kept now.
-    package var count: Int { entries.withLock { $0.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
 
     /// Forgets every ticket.
     package func removeAll() {
-        entries.withLock { $0.removeAll() }
+        state.withLock { $0.entries.removeAll() }
     }
 }

@@ -113,7 +113,7 @@ final class ChannelCore: Sendable {
     }
 
     private func stateChanged(_ state: NWConnection.State) {
-        let (waiters, closeWaiters, observer) = shared.withLock { shared in
+        let (waiters, closeWaiters, endWaiters, observer) = shared.withLock { shared in
             shared.state = state
             var waiters: [CheckedContinuation<Void, any Error>] = []
             var closeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -131,13 +131,13 @@ final class ChannelCore: Sendable {
             case .setup, .waiting, .preparing:
                 break
             }
-            for waiter in endWaiters { waiter.resume(returning: state) }
-            return (waiters, closeWaiters, shared.stateObserver)
+            return (waiters, closeWaiters, endWaiters, shared.stateObserver)
         }
         // The observer first: who waits for the close may then wait for its observers too.
         observer?(state)
         for waiter in waiters { Self.settle(waiter, with: state) }
         for waiter in closeWaiters { waiter.resume() }
+        for waiter in endWaiters { waiter.resume(returning: state) }
     }
 
     private static func settle(_ continuation: CheckedContinuation<Void, any Error>, with state: NWConnection.State) {

@@ -52,8 +52,10 @@ extension NetworkConnection where ApplicationProtocol == QUIC {
         try await acceptStreams(applicationProtocol: QUICStream(), handler)
     }
 
-    /// ``inboundStreams(_:)`` with `prepending` protocols above each stream. Protocols above
-    /// QUIC are not built yet: throws `EPROTONOSUPPORT` (docs/api-deviations.md).
+    /// ``inboundStreams(_:)`` with `prepending` protocols above each stream. The peer's streams
+    /// are set up with the connection's own stack before they are handed over, so a prepended
+    /// stack cannot apply: anything but `QUICStream` throws `EPROTONOSUPPORT`
+    /// (docs/api-deviations.md).
     public final func inboundStreams<NewAP: OneToOneProtocol>(
         @ProtocolStackBuilder<NewAP> prepending: @escaping (QUICStream) -> NewAP,
         _ handler: @escaping @isolated(any) @Sendable (QUIC.Stream<NewAP>) async throws -> Void
