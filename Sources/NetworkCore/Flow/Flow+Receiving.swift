@@ -16,7 +16,7 @@ extension Flow {
 
     /// Calls the completions of receives that finished, in order; a stream whose end they
     /// delivered may now be over.
-    func complete(_ finished: [(FlowReceiver, ReceiveOutcome)]) {
+    func complete(_ finished: ReceiveCompletions<FlowReceiver>) {
         for (receiver, outcome) in finished { receiver.complete(outcome) }
         if receives.endOfStreamDelivered { directionEnded(machine.endOfStreamDelivered()) }
     }

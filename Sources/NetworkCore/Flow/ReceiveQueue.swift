@@ -66,13 +66,17 @@ package struct ReceiveQueue<Token> {
 
     /// From now on the queue carries a stream (a byte stream began above a framed one): waiting
     /// receives stay, messages already buffered become the start of the stream.
-    package mutating func becomeStream() -> [(Token, ReceiveOutcome)] {
-        guard mode == .datagram else { return [] }
+    package mutating func becomeStream() -> ReceiveCompletions<Token> {
+        guard mode == .datagram else { return ReceiveCompletions() }
         mode = .stream
         let held = datagrams
         datagrams = []
         buffered = 0
-        return held.flatMap { append($0.bytes) }
+        var out = ReceiveCompletions<Token>()
+        for message in held {
+            for completion in append(message.bytes) { out.append(completion) }
+        }
+        return out
     }
 
     package var pendingReceiveCount: Int { pending.count }
@@ -84,10 +88,12 @@ package struct ReceiveQueue<Token> {
         minimum >= 0 && maximum > 0 && minimum <= maximum
     }
 
-    package mutating func enqueue(minimum: Int, maximum: Int, token: Token) -> [(Token, ReceiveOutcome)] {
+    package mutating func enqueue(minimum: Int, maximum: Int, token: Token) -> ReceiveCompletions<Token> {
         if !Self.validBounds(minimum: minimum, maximum: maximum) {
             // Completing out of order here is harmless: this receive never waited.
-            return [(token, .failure(.posix(EINVAL)))]
+            var out = ReceiveCompletions<Token>()
+            out.append((token, .failure(.posix(EINVAL))))
+            return out
         }
         pending.append(Request(minimum: minimum, maximum: maximum, token: token))
         return drain()
@@ -101,10 +107,10 @@ package struct ReceiveQueue<Token> {
 
     /// Adds bytes read from the transport (a chunk of stream, one datagram, or one framed message
     /// with its framer's `metadata`).
-    package mutating func append(_ buffer: ByteBuffer, metadata: (any AnyObject & Sendable)? = nil) -> [(Token, ReceiveOutcome)] {
+    package mutating func append(_ buffer: ByteBuffer, metadata: (any AnyObject & Sendable)? = nil) -> ReceiveCompletions<Token> {
         switch mode {
         case .stream:
-            guard buffer.readableBytes > 0 else { return [] }
+            guard buffer.readableBytes > 0 else { return ReceiveCompletions() }
             buffered += UInt32(buffer.readableBytes)
             if stream.readableBytes == 0 {
                 stream = buffer
@@ -125,24 +131,25 @@ package struct ReceiveQueue<Token> {
     }
 
     /// The peer finished sending (stream protocols).
-    package mutating func receivedEndOfStream() -> [(Token, ReceiveOutcome)] {
+    package mutating func receivedEndOfStream() -> ReceiveCompletions<Token> {
         endOfStream = true
         return drain()
     }
 
     /// The transport failed; receives that cannot be served from buffered data get the error.
-    package mutating func fail(_ error: FlowError) -> [(Token, ReceiveOutcome)] {
+    package mutating func fail(_ error: FlowError) -> ReceiveCompletions<Token> {
         if terminalError == nil { terminalError = error }
         return drain()
     }
 
     /// Completes every pending receive with `error` at once and drops buffered data (cancel).
-    package mutating func failAll(_ error: FlowError) -> [(Token, ReceiveOutcome)] {
+    package mutating func failAll(_ error: FlowError) -> ReceiveCompletions<Token> {
         terminalError = error
         stream = ByteBuffer()
         datagrams.removeAll()
         buffered = 0
-        let out = pending.map { ($0.token, ReceiveOutcome.failure(error)) }
+        var out = ReceiveCompletions<Token>()
+        for request in pending { out.append((request.token, .failure(error))) }
         pending.removeAll()
         return out
     }
@@ -157,8 +164,8 @@ package struct ReceiveQueue<Token> {
         return false
     }
 
-    private mutating func drain() -> [(Token, ReceiveOutcome)] {
-        var out: [(Token, ReceiveOutcome)] = []
+    private mutating func drain() -> ReceiveCompletions<Token> {
+        var out = ReceiveCompletions<Token>()
         while let request = pending.first, let outcome = nextOutcome(for: request) {
             pending.removeFirst()
             out.append((request.token, outcome))

@@ -28,6 +28,8 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, FlowMessageLayer, @un
     private var pings = WebSocketPingTracker<@Sendable (FlowError?) -> Void>()
     /// The kind of the data message whose fragments the application is sending, if any.
     private var sendingFragmentsOf: WebSocketMessageKind?
+    /// A client's masking keys, one per frame it sends.
+    private var maskingKeys = WebSocketMaskingKeys()
     /// Frames that arrived with the upgrade's response, before the flow took the connection
     /// (nil once handled): nothing may be written while the HTTP codec is still leaving the
     /// pipeline, and the flow takes messages only once it owns the channel. They are handled at
@@ -224,7 +226,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, FlowMessageLayer, @un
     private func frame(_ kind: WebSocketMessageKind, _ bytes: ByteBuffer, fin: Bool, context: ChannelHandlerContext) -> WebSocketFrame {
         WebSocketFrame(
             fin: fin, opcode: WebSocketOpcode(encodedWebSocketOpcode: kind.rawValue) ?? .binary,
-            maskKey: role == .client ? .random() : nil, data: bytes)
+            maskKey: role == .client ? maskingKeys.take() : nil, data: bytes)
     }
 
     private func perform(_ actions: WebSocketCloseHandshake.Actions, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
