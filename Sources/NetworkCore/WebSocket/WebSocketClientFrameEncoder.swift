@@ -1,18 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOWebSocket
 
 /// Writes a client's frames (RFC 6455 section 5.2), masked with `WebSocketMasking`, in place of
 /// NIOWebSocket's `WebSocketFrameEncoder`, whose byte-by-byte masking held the event loop for
 /// seconds with a 16 MiB message in a debug build. A server's frames are not masked and still go
-/// through NIO's encoder. A small frame leaves as one buffer (header and masked payload); a
-/// larger one as its header and its payload, masked in a copy (the application's buffer is never
-/// changed).
+/// through NIO's encoder. Small frames are gathered, header and masked payload, into one buffer
+/// that is written at the flush (one buffer and one write for a flush's frames, not one each:
+/// small messages are where per-frame costs show); a larger frame leaves as its header and its
+/// payload, masked in a copy (the application's buffer is never changed), after what was
+/// gathered before it.
 final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Sendable {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = ByteBuffer
 
-    /// Payloads up to this size are copied behind the header into one buffer.
+    /// Payloads up to this size are copied behind their header into the gathered buffer.
     static let joinLimit = 4096
+    /// A gathered buffer this large is written without waiting for the flush.
+    static let gatherLimit = 64 * 1024
+
+    /// Small frames since the last flush, not yet written.
+    private var gathered: ByteBuffer?
+    /// Completes when `gathered` is written: the promises of the frames in it.
+    private var gatheredPromise: EventLoopPromise<Void>?
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let frame = Self.unwrapOutboundIn(data)
@@ -24,20 +36,54 @@ final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Send
             payload = extensionData
         }
         let length = payload.readableBytes
-        let joins = length <= Self.joinLimit
-        var header = context.channel.allocator.buffer(capacity: 14 + (joins ? length : 0))
-        Self.writeHeader(of: frame, length: length, key: key, to: &header)
-        if joins {
-            let start = header.readableBytes
-            header.writeBuffer(&payload)
-            WebSocketMasking.apply(key, to: &header, from: start)
-            context.write(Self.wrapOutboundOut(header), promise: promise)
-        } else {
-            // Masking a shared buffer copies it first (copy on write).
-            WebSocketMasking.apply(key, to: &payload)
-            context.write(Self.wrapOutboundOut(header), promise: nil)
-            context.write(Self.wrapOutboundOut(payload), promise: promise)
+        guard length > Self.joinLimit else {
+            // (Taken out of the property while it grows, so that it is not copied on write.)
+            var buffer = gathered ?? context.channel.allocator.buffer(capacity: 1024)
+            gathered = nil
+            Self.writeHeader(of: frame, length: length, key: key, to: &buffer)
+            let start = buffer.readableBytes
+            buffer.writeBuffer(&payload)
+            WebSocketMasking.apply(key, to: &buffer, from: start)
+            gathered = buffer
+            if let promise {
+                if let gatheredPromise { gatheredPromise.futureResult.cascade(to: promise) } else { gatheredPromise = promise }
+            }
+            if buffer.readableBytes >= Self.gatherLimit { writeGathered(context: context) }
+            return
         }
+        writeGathered(context: context)
+        var header = context.channel.allocator.buffer(capacity: 14)
+        Self.writeHeader(of: frame, length: length, key: key, to: &header)
+        // Masking a shared buffer copies it first (copy on write).
+        WebSocketMasking.apply(key, to: &payload)
+        context.write(Self.wrapOutboundOut(header), promise: nil)
+        context.write(Self.wrapOutboundOut(payload), promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        writeGathered(context: context)
+        context.flush()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        // (A close frame written just before goes out first.)
+        writeGathered(context: context)
+        context.close(mode: mode, promise: promise)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        gathered = nil
+        gatheredPromise?.fail(FlowError.posix(ECANCELED))
+        gatheredPromise = nil
+    }
+
+    /// Hands what was gathered to the handler below (the caller flushes).
+    private func writeGathered(context: ChannelHandlerContext) {
+        guard let buffer = gathered else { return }
+        gathered = nil
+        let promise = gatheredPromise
+        gatheredPromise = nil
+        context.write(Self.wrapOutboundOut(buffer), promise: promise)
     }
 
     /// FIN, the reserved bits and the opcode; the mask bit and the length (7 bits, or 126 and

@@ -50,4 +50,56 @@ struct WebSocketClientFrameEncoderTests {
             #expect(sent.data == payload, "the application's buffer is not masked in place")
         }
     }
+
+    @Test("small frames written before a flush leave as one buffer at the flush, in order with a large frame between them; their promises complete once written; a close writes what waits")
+    func smallFramesAreGatheredUntilTheFlush() throws {
+        let channel = EmbeddedChannel(handler: WebSocketClientFrameEncoder())
+        let decoder = EmbeddedChannel(handler: ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)))
+        defer {
+            _ = try? channel.finish()
+            _ = try? decoder.finish()
+        }
+        let small = (0..<3).map { ByteBuffer(bytes: Array(repeating: UInt8($0), count: 10 + $0)) }
+        let large = ByteBuffer(bytes: (0..<5000).map { UInt8(truncatingIfNeeded: $0) })
+        var promises: [EventLoopFuture<Void>] = []
+        for payload in small[0..<2] {
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            channel.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: payload), promise: promise)
+            promises.append(promise.futureResult)
+        }
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "nothing leaves before the flush or a large frame")
+        channel.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: large), promise: nil)
+        channel.write(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: small[2]), promise: nil)
+        channel.flush()
+        var writes: [ByteBuffer] = []
+        while let bytes = try channel.readOutbound(as: ByteBuffer.self) { writes.append(bytes) }
+        #expect(writes.count == 4, "the two small frames together, the large one's header and payload, the last small one")
+        for bytes in writes { try decoder.writeInbound(bytes) }
+        var received: [WebSocketFrame] = []
+        while let frame = try decoder.readInbound(as: WebSocketFrame.self) { received.append(frame) }
+        #expect(received.map(\.unmaskedData) == [small[0], small[1], large, small[2]])
+        #expect(received.map(\.opcode) == [.binary, .binary, .binary, .text])
+        for future in promises { try future.wait() }
+
+        // A close hands a frame that waits to the handler below first (which then fails or
+        // writes it as it does any write nobody flushed): nothing stays behind in the encoder.
+        let below = WriteRecorder()
+        let closing = EmbeddedChannel(handlers: [below, WebSocketClientFrameEncoder()])
+        defer { _ = try? closing.finish() }
+        closing.write(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer()), promise: nil)
+        #expect(below.writes.isEmpty)
+        closing.close(promise: nil)
+        #expect(below.writes.count == 1, "the close frame went down before the close")
+    }
+}
+
+/// Counts the writes that reach it, flushed or not.
+private final class WriteRecorder: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private(set) var writes: [ByteBuffer] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        writes.append(unwrapOutboundIn(data))
+        context.write(data, promise: promise)
+    }
 }
