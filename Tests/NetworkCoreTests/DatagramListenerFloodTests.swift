@@ -45,6 +45,8 @@ struct DatagramListenerFloodTests {
         let sockets = (0..<8).map { _ in udpSocket() }
         defer { sockets.forEach { close($0) } }
         for fd in sockets { send(fd, to: port) }
+        // (Waits for the five under load, then a while longer for any that should not come.)
+        for _ in 0..<50 where flows.withLock({ $0.count }) < 5 { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .milliseconds(300))
         #expect(flows.withLock { $0.count } == 5, "only five unstarted peers are kept")
 

@@ -1,5 +1,4 @@
 import Foundation
-import NetworkSync
 
 extension NWConnection {
     /// Describes one logical message: how to send it (priority, expiry, ordering, whether it
@@ -15,7 +14,10 @@ extension NWConnection {
         public final let isFinal: Bool
         /// A message that must be sent before this one.
         public final let antecedent: NWConnection.ContentContext?
-        private let metadata: Lock<[NWProtocolMetadata]>
+        /// The metadata: never changed after init, so read without a lock. A received message
+        /// carries one protocol's metadata, kept in `single` (no array allocated per message).
+        private let single: NWProtocolMetadata?
+        private let list: [NWProtocolMetadata]
 
         /// Creates a context for sending a message.
         public init(
@@ -31,17 +33,30 @@ extension NWConnection {
             self.relativePriority = priority
             self.isFinal = isFinal
             self.antecedent = antecedent
-            self.metadata = Lock(metadata ?? [])
+            self.single = nil
+            self.list = metadata ?? []
+        }
+
+        /// A received message's context, with one protocol's `metadata`.
+        init(identifier: String, received metadata: NWProtocolMetadata) {
+            self.identifier = identifier
+            self.expirationMilliseconds = 0
+            self.relativePriority = 0.5
+            self.isFinal = false
+            self.antecedent = nil
+            self.single = metadata
+            self.list = []
         }
 
         /// The protocol metadata attached to this message.
         public var protocolMetadata: [NWProtocolMetadata] {
-            metadata.withLock { $0 }
+            single.map { [$0] } ?? list
         }
 
         /// The metadata of one protocol attached to this message, if any.
         public func protocolMetadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? {
-            metadata.withLock { list in list.first { $0.definition == definition } }
+            if let single { return single.definition == definition ? single : nil }
+            return list.first { $0.definition == definition }
         }
 
         /// A plain message: completing it ends the message but leaves the connection open.

@@ -22,7 +22,10 @@ extension NWConnection {
                 let flow = self.flow
                 let (data, context, isComplete, error) = NWConnection.translate(
                     outcome, isDatagram: flow.transportKind.carriesDatagrams)
-                self.deliverCallback(of: flow) { completion(data, context, isComplete, error) }
+                // (One closure for the queue, not one wrapped in another: one allocation per
+                // delivered receive.)
+                flow.callbackQueued()
+                self.deliver { flow.runCallback(queued: true) { completion(data, context, isComplete, error) } }
             })
     }
 
@@ -69,10 +72,10 @@ extension NWConnection {
         case .data(let data, let isComplete, let isFinal, let message):
             let context: NWConnection.ContentContext
             if let framed = message as? NWProtocolFramer.Message {
-                context = NWConnection.ContentContext(identifier: framed.definition.name, metadata: [framed])
+                context = NWConnection.ContentContext(identifier: framed.definition.name, received: framed)
             } else if let webSocket = message as? WebSocketMessageInfo {
                 context = NWConnection.ContentContext(
-                    identifier: NWProtocolWebSocket.definition.name, metadata: [NWProtocolWebSocket.Metadata(received: webSocket)])
+                    identifier: NWProtocolWebSocket.definition.name, received: NWProtocolWebSocket.Metadata(received: webSocket))
             } else if isDatagram {
                 context = NWConnection.ContentContext(
                     identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()])
