@@ -7,11 +7,18 @@ import NetworkSync
 /// more than the callbacks themselves; with many connections (or a batch of sends) completing in
 /// one turn this replaces many wake-ups by one.
 package final class DeliveryBatcher: @unchecked Sendable {
+    /// One callback for one queue. (A struct, not a tuple: a closure stored in an array of
+    /// tuples is reabstracted, one allocation per callback.)
+    private struct Delivery: Sendable {
+        let queue: DispatchQueue
+        let work: @Sendable () -> Void
+    }
+
     private let eventLoop: EventLoop
     // Touched on `eventLoop` only.
-    private var pending: [(DispatchQueue, @Sendable () -> Void)] = []
+    private var pending: [Delivery] = []
     private var flushScheduled = false
-    private var spare: [(DispatchQueue, @Sendable () -> Void)] = []
+    private var spare: [Delivery] = []
 
     private init(eventLoop: EventLoop) {
         self.eventLoop = eventLoop
@@ -37,7 +44,7 @@ package final class DeliveryBatcher: @unchecked Sendable {
             queue.async(execute: work)
             return
         }
-        pending.append((queue, work))
+        pending.append(Delivery(queue: queue, work: work))
         if !flushScheduled {
             flushScheduled = true
             // Runs after the I/O of this loop turn, so everything it produced goes together.
@@ -66,14 +73,14 @@ package final class DeliveryBatcher: @unchecked Sendable {
         }
         var start = 0
         while start < batch.count {
-            let queue = batch[start].0
+            let queue = batch[start].queue
             var end = start + 1
-            while end < batch.count && batch[end].0 === queue { end += 1 }
+            while end < batch.count && batch[end].queue === queue { end += 1 }
             if end - start == 1 {
-                queue.async(execute: batch[start].1)
+                queue.async(execute: batch[start].work)
             } else {
-                let works = batch[start..<end].map(\.1)
-                queue.async { for work in works { work() } }
+                let deliveries = Array(batch[start..<end])
+                queue.async { for delivery in deliveries { delivery.work() } }
             }
             start = end
         }
