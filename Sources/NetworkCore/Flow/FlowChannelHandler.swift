@@ -5,7 +5,7 @@ import NIOCore
 /// weakly). It hands every event on to the flow's own handler methods. How it holds the flow is
 /// `Link`'s choice (`OwningFlowLink` for outbound flows, `WeakFlowLink` for accepted ones); it
 /// lets go when NIO removes it as the channel closes.
-final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: ChannelInboundHandler, @unchecked Sendable {
+final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = Message
 
     private var link: Link

@@ -9,9 +9,41 @@ import NIOCore
 extension Flow {
     /// Hands each stream the peer opens, as a flow ready to start, to `taker` on the loop (those
     /// that came before first). Call once this group flow is ready.
-    package func takeQUICPeerStreams(_ taker: @escaping @Sendable (Flow) -> Void) {
+    /// With `restacking`, each stream goes with that configuration's framers above it instead of
+    /// the group's stack (`restackedPeerStream`); one that cannot be is reset.
+    package func takeQUICPeerStreams(restacking: FlowConfiguration? = nil, _ taker: @escaping @Sendable (Flow) -> Void) {
         eventLoop.execute {
-            self.quicMultiplexerOnLoop()?.takePeerStreams(taker)
+            self.quicMultiplexerOnLoop()?.takePeerStreams { flow in
+                guard let restacking else { return taker(flow) }
+                if let restacked = flow.restackedPeerStream(configuration: restacking) { taker(restacked) }
+            }
+        }
+    }
+
+    /// On the loop: a flow on this flow's stream (a peer's, not started, and adopted without
+    /// framers) with `configuration`'s framers above it, in place of this one, which lets the
+    /// stream go. Nothing was read from the stream yet (a flow reads once started), so its
+    /// bytes reach the framers. A stream that ended or failed meanwhile stays with this flow,
+    /// which reports it; nil (the stream reset) when the new handlers cannot be added.
+    func restackedPeerStream(configuration: FlowConfiguration) -> Flow? {
+        guard case .owned(let channel) = transport, let stream = channel as? QUICStreamChannel, stream.isActive,
+            machine.state == .setup, !isFramed
+        else { return self }
+        do {
+            let pipeline = stream.pipeline.syncOperations
+            typealias Handler = FlowChannelHandler<ByteBuffer, WeakFlowLink>
+            _ = try pipeline.removeHandler(context: pipeline.context(handlerType: Handler.self))
+            // (Gone at once: the handler is removable and does nothing asynchronous.)
+            guard (try? pipeline.context(handlerType: Handler.self)) == nil else { throw FlowError.posix(EPROTO) }
+            // (This flow no longer owns the stream: dropping it must not close it.)
+            transport = .none
+            let flow = try Flow.adopting(accepted: stream, configuration: configuration, transport: .quic)
+            flow.sessionFacts = sessionFacts
+            if QUICStreamChannel.isUnidirectional(stream.streamID) { flow.sendPath.closeWrite() }
+            return flow
+        } catch {
+            stream.reset(applicationError: 0)
+            return nil
         }
     }
 

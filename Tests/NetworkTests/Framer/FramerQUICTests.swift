@@ -88,4 +88,52 @@ struct FramerQUICTests {
             _ = try await connection.openStream { quicStream in WebSocket { quicStream } }
         }
     }
+
+    @Test("2025 API: inboundStreams(prepending: TLV) takes typed messages on the streams the peer opens (our listener opens two towards the client) and answers on them; WebSocket prepended throws EPROTONOSUPPORT")
+    func tlvAboveThePeersStreams() async throws {
+        let identity = try TLSInteropTests.Identity.make()
+        let secIdentity = try identity.secIdentity
+        let certificate = try identity.certificateDER
+        let listener = try NetworkListener { QUIC(alpn: ["tlv"]).tls.localIdentity(secIdentity) }
+        let answers = Recorder<String>()
+        let server = Task {
+            try await listener.run { connection in
+                // Two streams of the server's, each with two typed messages, then the client's answers.
+                for index in 0..<2 {
+                    let stream = try await connection.openStream { quicStream in TLV { quicStream } }
+                    try await stream.send(Data("hello \(index)".utf8), type: 10 + index)
+                    try await stream.send(Data(count: 20_000 * (index + 1)), type: 20)
+                    let answer = try await stream.receive()
+                    answers.append("\(answer.metadata.type) \(String(decoding: answer.content, as: UTF8.self))")
+                }
+                // (The connection stays until the client ends it.)
+                try? await Task.sleep(for: .seconds(60))
+            }
+        }
+        defer { server.cancel() }
+        try await waitUntil("the listener ready", timeout: 10) { listener.state == .ready }
+        let port = try #require(listener.port)
+        let client = NetworkConnection(to: .hostPort(host: "localhost", port: port)) {
+            QUIC(alpn: ["tlv"]).tls.certificateValidator { _, trust in trust.certificates.first?.derData == certificate }
+        }
+        // Only framers go above the peer's streams, refused before anything waits.
+        await #expect(throws: NWError.posix(.EPROTONOSUPPORT)) {
+            try await client.inboundStreams(prepending: { quicStream in WebSocket { quicStream } }) { _ in }
+        }
+        let received = Recorder<String>()
+        let inbound = Task {
+            try await client.inboundStreams(prepending: { quicStream in TLV { quicStream } }) { stream in
+                let greeting = try await stream.receive()
+                let bulk = try await stream.receive()
+                received.append("\(stream.initiator) \(greeting.metadata.type) \(String(decoding: greeting.content, as: UTF8.self)) \(bulk.metadata.type) \(bulk.content.count)")
+                try await stream.send(Data("thanks".utf8), type: greeting.metadata.type + 100)
+            }
+        }
+        let streams = try await received.wait(count: 2, "the server's two streams")
+        #expect(Set(streams) == ["server 10 hello 0 20 20000", "server 11 hello 1 20 40000"])
+        let replies = try await answers.wait(count: 2, "the client's answers")
+        #expect(replies == ["110 thanks", "111 thanks"])
+        client.core.cancel()
+        try await inbound.value
+    }
 }

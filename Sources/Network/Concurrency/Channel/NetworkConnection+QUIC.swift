@@ -52,29 +52,44 @@ extension NetworkConnection where ApplicationProtocol == QUIC {
         try await acceptStreams(applicationProtocol: QUICStream(), handler)
     }
 
-    /// ``inboundStreams(_:)`` with `prepending` protocols above each stream. The peer's streams
-    /// are set up with the connection's own stack before they are handed over, so a prepended
-    /// stack cannot apply: anything but `QUICStream` throws `EPROTONOSUPPORT`
-    /// (docs/api-deviations.md).
+    /// ``inboundStreams(_:)`` with `prepending` protocols above each stream (`TLV`, `Coder`,
+    /// `Framer`: framers run above the peer's streams as above this side's); others throw
+    /// `EPROTONOSUPPORT`.
     public final func inboundStreams<NewAP: OneToOneProtocol>(
         @ProtocolStackBuilder<NewAP> prepending: @escaping (QUICStream) -> NewAP,
         _ handler: @escaping @isolated(any) @Sendable (QUIC.Stream<NewAP>) async throws -> Void
     ) async throws {
         let top = prepending(QUICStream())
-        if NewAP.self != QUICStream.self { throw NWError.posix(.EPROTONOSUPPORT) }
-        try await acceptStreams(applicationProtocol: top, handler)
+        var plan = StackPlan()
+        UnsupportedStackLayer.layer(top).addLayers(to: &plan)
+        // (A peer's stream is restacked with framers only: TLS or WebSocket above it would
+        // need a handshake of their own, which streams do not do here.)
+        guard !plan.unsupported, plan.transport == nil, plan.application.allSatisfy({ $0 is NWProtocolFramer.Options || $0 is BuiltInFramerOptions }) else {
+            throw NWError.posix(.EPROTONOSUPPORT)
+        }
+        try await acceptStreams(applicationProtocol: top, above: plan.application, handler)
     }
 
+    /// `above`: message protocols for each stream (framers), set up when the stream is taken.
     private func acceptStreams<NewAP: NetworkProtocolOptions>(
-        applicationProtocol: NewAP, _ handler: @escaping @isolated(any) @Sendable (QUIC.Stream<NewAP>) async throws -> Void
+        applicationProtocol: NewAP, above: [NWProtocolOptions] = [],
+        _ handler: @escaping @isolated(any) @Sendable (QUIC.Stream<NewAP>) async throws -> Void
     ) async throws {
         try await core.waitUntilReady()
         let (streams, continuation) = AsyncStream.makeStream(of: (flow: Flow, unidirectional: Bool).self)
         let endpoint = core.connection.endpoint
-        let parameters = core.connection.parameters
+        var parameters = core.connection.parameters
+        var restacking: FlowConfiguration?
+        if !above.isEmpty {
+            parameters = parameters.copy()
+            parameters.defaultProtocolStack.applicationProtocols = above
+            restacking = parameters.flowConfiguration(target: .unix(path: ""), listener: core.accepted)
+        }
         let initiator: QUICStream.Initiator = core.accepted ? .client : .server
         // (The taker runs on the loop, where the flow's stream can be asked.)
-        core.flow.takeQUICPeerStreams { continuation.yield(($0, $0.carriesUnidirectionalQUICStreamOnLoop)) }
+        core.flow.takeQUICPeerStreams(restacking: restacking) {
+            continuation.yield(($0, $0.carriesUnidirectionalQUICStreamOnLoop))
+        }
         let core = self.core
         let ended = try await withTaskCancellationHandler {
             try await withThrowingDiscardingTaskGroup { group -> NWConnection.State in
