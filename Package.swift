@@ -95,7 +95,7 @@ let package = Package(
         .target(
             // Apple's TLS knobs (sec_protocol_*), under the module name Apple code imports.
             name: "Security",
-            dependencies: ["NetworkSync"]
+            dependencies: ["NetworkSync", "NetworkSystem"]
         ),
         .target(
             name: "Network",

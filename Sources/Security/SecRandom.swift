@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import NetworkSystem
 
 /// A handle that names a random number generator.
 ///
@@ -23,12 +19,5 @@ nonisolated(unsafe) public let kSecRandomDefault: SecRandomRef? = nil
 ///   ``errSecInternalComponent`` if the kernel refuses (the bytes are then unspecified).
 public func SecRandomCopyBytes(_ rnd: SecRandomRef?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
     guard count >= 0 else { return errSecParam }
-    var filled = 0
-    while filled < count {
-        // getentropy(3) wraps getrandom(2) and hands out at most 256 bytes per call.
-        let chunk = min(256, count - filled)
-        guard getentropy(bytes + filled, chunk) == 0 else { return errSecInternalComponent }
-        filled += chunk
-    }
-    return errSecSuccess
+    return SystemEntropy.fill(bytes, count: count) ? errSecSuccess : errSecInternalComponent
 }

@@ -1,17 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import NIOCore
 import NIOWebSocket
+import NetworkSystem
 
 /// A client's masking keys (RFC 6455 section 5.3: unpredictable, one per frame), taken from a
 /// block of the kernel's random bytes: one `getrandom(2)` per `keysPerBlock` frames instead of
 /// one per frame (`WebSocketMaskingKey.random()` asks the kernel every time: 3–4 % of a small
 /// message's client CPU). The bytes are the kernel's CSPRNG output, used once each.
 struct WebSocketMaskingKeys {
-    /// 256 bytes: what one getentropy(3) call gives.
+    /// 256 bytes: what one getentropy(3) call gives (`SystemEntropy`).
     static let keysPerBlock = 64
 
     private var block: [UInt8] = []
@@ -29,9 +25,8 @@ struct WebSocketMaskingKeys {
     private mutating func refill() {
         var fresh = [UInt8](repeating: 0, count: Self.keysPerBlock * 4)
         let filled = fresh.withUnsafeMutableBytes { bytes -> Bool in
-            // getentropy(3) wraps getrandom(2); at most 256 bytes per call.
             guard let base = bytes.baseAddress else { return false }
-            return getentropy(base, bytes.count) == 0
+            return SystemEntropy.fill(base, count: bytes.count)
         }
         if !filled {
             // (The kernel refused, which it does not once seeded: the standard generator then.)
