@@ -39,9 +39,8 @@ package final class FramerHost: @unchecked Sendable {
     private var inOutput = false
     /// The current message is the last of its send (`parseOutput`'s `isComplete`).
     private var outputComplete = false
-    /// Completes when the gathered output (`FramerOutput.gathers`) has been written below: the
-    /// promises of the messages in it, chained.
-    private var gatheredPromise: EventLoopPromise<Void>?
+    /// The promises of the messages in the gathered output (`FramerOutput.gathers`).
+    private var gatheredPromise = GatheredWritePromise()
     private var wakeup: Scheduled<Void>?
     private var stalledSince: NIODeadline?
 
@@ -117,8 +116,7 @@ package final class FramerHost: @unchecked Sendable {
     /// Writes what was gathered to the layer below (the link is about to flush or close).
     package func writeGathered() {
         guard let bytes = output.takeGathered() else { return }
-        let promise = gatheredPromise
-        gatheredPromise = nil
+        let promise = gatheredPromise.take()
         guard let link else {
             promise?.fail(FlowError.posix(ENOTCONN))
             return
@@ -161,7 +159,7 @@ package final class FramerHost: @unchecked Sendable {
         if output.gatheredBytes > 0 {
             // The message ends in the gathered run: done when that is written.
             for bytes in written { link?.framerHost(self, write: bytes, promise: nil) }
-            chainToGathered(promise)
+            gatheredPromise.add(promise)
             return
         }
         guard let last = written.last else {
@@ -170,15 +168,6 @@ package final class FramerHost: @unchecked Sendable {
         }
         for bytes in written.dropLast() { link?.framerHost(self, write: bytes, promise: nil) }
         link?.framerHost(self, write: last, promise: promise)
-    }
-
-    private func chainToGathered(_ promise: EventLoopPromise<Void>?) {
-        guard let promise else { return }
-        if let gatheredPromise {
-            gatheredPromise.futureResult.cascade(to: promise)
-        } else {
-            gatheredPromise = promise
-        }
     }
 
     /// The connection is closing: the framer's `stop`.
@@ -194,8 +183,7 @@ package final class FramerHost: @unchecked Sendable {
         wakeup?.cancel()
         wakeup = nil
         _ = output.takeGathered()
-        gatheredPromise?.fail(FlowError.posix(ECANCELED))
-        gatheredPromise = nil
+        gatheredPromise.take()?.fail(FlowError.posix(ECANCELED))
         if let framer {
             self.framer = nil
             framer.cleanup(self)
@@ -380,8 +368,7 @@ package final class FramerHost: @unchecked Sendable {
         let flowError = FlowError(error)
         failure = flowError
         _ = output.takeGathered()
-        gatheredPromise?.fail(flowError)
-        gatheredPromise = nil
+        gatheredPromise.take()?.fail(flowError)
         NetworkLog.connection.debug("framer \(label) failed: \(flowError.logDescription)")
         ready.fail(flowError)
         link?.framerHost(self, failed: flowError)

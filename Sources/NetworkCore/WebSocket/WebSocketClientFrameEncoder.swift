@@ -23,8 +23,8 @@ final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Send
 
     /// Small frames since the last flush, not yet written.
     private var gathered: ByteBuffer?
-    /// Completes when `gathered` is written: the promises of the frames in it.
-    private var gatheredPromise: EventLoopPromise<Void>?
+    /// The promises of the frames in `gathered`.
+    private var gatheredPromise = GatheredWritePromise()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let frame = Self.unwrapOutboundIn(data)
@@ -45,9 +45,7 @@ final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Send
             buffer.writeBuffer(&payload)
             WebSocketMasking.apply(key, to: &buffer, from: start)
             gathered = buffer
-            if let promise {
-                if let gatheredPromise { gatheredPromise.futureResult.cascade(to: promise) } else { gatheredPromise = promise }
-            }
+            gatheredPromise.add(promise)
             if buffer.readableBytes >= Self.gatherLimit { writeGathered(context: context) }
             return
         }
@@ -73,17 +71,14 @@ final class WebSocketClientFrameEncoder: ChannelOutboundHandler, @unchecked Send
 
     func handlerRemoved(context: ChannelHandlerContext) {
         gathered = nil
-        gatheredPromise?.fail(FlowError.posix(ECANCELED))
-        gatheredPromise = nil
+        gatheredPromise.take()?.fail(FlowError.posix(ECANCELED))
     }
 
     /// Hands what was gathered to the handler below (the caller flushes).
     private func writeGathered(context: ChannelHandlerContext) {
         guard let buffer = gathered else { return }
         gathered = nil
-        let promise = gatheredPromise
-        gatheredPromise = nil
-        context.write(Self.wrapOutboundOut(buffer), promise: promise)
+        context.write(Self.wrapOutboundOut(buffer), promise: gatheredPromise.take())
     }
 
     /// FIN, the reserved bits and the opcode; the mask bit and the length (7 bits, or 126 and
