@@ -20,6 +20,14 @@ extension Flow {
         }
     }
 
+    /// Readies a flow just adopted for a peer's `stream`: it carries the connection's session
+    /// facts, and on a unidirectional stream (the peer's: this side only reads) its sending side
+    /// is closed.
+    func carryPeerStream(_ stream: QUICStreamChannel, sessionFacts: StackSessionBox?) {
+        self.sessionFacts = sessionFacts
+        if QUICStreamChannel.isUnidirectional(stream.streamID) { sendPath.closeWrite() }
+    }
+
     /// On the loop: a flow on this flow's stream (a peer's, not started, and adopted without
     /// framers) with `configuration`'s framers above it, in place of this one, which lets the
     /// stream go. Nothing was read from the stream yet (a flow reads once started), so its
@@ -38,8 +46,7 @@ extension Flow {
             // (This flow no longer owns the stream: dropping it must not close it.)
             transport = .none
             let flow = try Flow.adopting(accepted: stream, configuration: configuration, transport: .quic)
-            flow.sessionFacts = sessionFacts
-            if QUICStreamChannel.isUnidirectional(stream.streamID) { flow.sendPath.closeWrite() }
+            flow.carryPeerStream(stream, sessionFacts: sessionFacts)
             return flow
         } catch {
             stream.reset(applicationError: 0)

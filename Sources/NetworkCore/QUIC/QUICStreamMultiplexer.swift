@@ -174,9 +174,7 @@ final class QUICStreamMultiplexer {
         streams[stream] = channel
         do {
             let flow = try adoptPeerStream(channel)
-            flow.sessionFacts = sessionFacts.map { StackSessionBox(tls: $0) }
-            // The peer's unidirectional stream: this side only reads.
-            if QUICStreamChannel.isUnidirectional(stream) { flow.sendPath.closeWrite() }
+            flow.carryPeerStream(channel, sessionFacts: sessionFacts.map { StackSessionBox(tls: $0) })
             channel.activate()
             if let peerStreamTaker {
                 peerStreamTaker(flow)

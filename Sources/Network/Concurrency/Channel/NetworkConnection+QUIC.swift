@@ -62,29 +62,29 @@ extension NetworkConnection where ApplicationProtocol == QUIC {
         let top = prepending(QUICStream())
         var plan = StackPlan()
         UnsupportedStackLayer.layer(top).addLayers(to: &plan)
-        // (A peer's stream is restacked with framers only: TLS or WebSocket above it would
-        // need a handshake of their own, which streams do not do here.)
-        guard !plan.unsupported, plan.transport == nil, plan.application.allSatisfy({ $0 is NWProtocolFramer.Options || $0 is BuiltInFramerOptions }) else {
+        guard !plan.unsupported, plan.transport == nil else { throw NWError.posix(.EPROTONOSUPPORT) }
+        guard !plan.application.isEmpty else { return try await acceptStreams(applicationProtocol: top, handler) }
+        let parameters = core.connection.parameters.copy()
+        parameters.defaultProtocolStack.applicationProtocols = plan.application
+        let configuration = parameters.flowConfiguration(target: .unix(path: ""), listener: core.accepted)
+        // A peer's stream is set up again with framers only: TLS or WebSocket above it would
+        // need a handshake of their own, which streams do not do here.
+        guard configuration.unsupported == nil, configuration.framers.count == plan.application.count else {
             throw NWError.posix(.EPROTONOSUPPORT)
         }
-        try await acceptStreams(applicationProtocol: top, above: plan.application, handler)
+        try await acceptStreams(applicationProtocol: top, parameters: parameters, restacking: configuration, handler)
     }
 
-    /// `above`: message protocols for each stream (framers), set up when the stream is taken.
+    /// `parameters` (the connection's by default) are each stream's; with `restacking`, each
+    /// stream is set up again with that configuration's framers when it is taken.
     private func acceptStreams<NewAP: NetworkProtocolOptions>(
-        applicationProtocol: NewAP, above: [NWProtocolOptions] = [],
+        applicationProtocol: NewAP, parameters: NWParameters? = nil, restacking: FlowConfiguration? = nil,
         _ handler: @escaping @isolated(any) @Sendable (QUIC.Stream<NewAP>) async throws -> Void
     ) async throws {
         try await core.waitUntilReady()
         let (streams, continuation) = AsyncStream.makeStream(of: (flow: Flow, unidirectional: Bool).self)
         let endpoint = core.connection.endpoint
-        var parameters = core.connection.parameters
-        var restacking: FlowConfiguration?
-        if !above.isEmpty {
-            parameters = parameters.copy()
-            parameters.defaultProtocolStack.applicationProtocols = above
-            restacking = parameters.flowConfiguration(target: .unix(path: ""), listener: core.accepted)
-        }
+        let parameters = parameters ?? core.connection.parameters
         let initiator: QUICStream.Initiator = core.accepted ? .client : .server
         // (The taker runs on the loop, where the flow's stream can be asked.)
         core.flow.takeQUICPeerStreams(restacking: restacking) {
