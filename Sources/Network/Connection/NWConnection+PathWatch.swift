@@ -13,6 +13,8 @@ final class ConnectionPathWatch: @unchecked Sendable {
     /// A subscription is being made (outside the connection's lock).
     var subscribing = false
     var tracker: ConnectionPathTracker?
+    /// The last configuration snapshot, to observe again after the connection moved.
+    var lastInputs: PathInputs?
     var localEndpoint: NWEndpoint?
     var remoteEndpoint: NWEndpoint?
     /// The newest path seen by the tracker (after a change), for `currentPath`.

@@ -277,22 +277,45 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             guard shared.state == .ready, let watch = shared.pathWatch, var tracker = watch.tracker else { return [] }
             let events = tracker.observe(inputs)
             watch.tracker = tracker
-            var work: [@Sendable () -> Void] = []
-            for event in events {
-                switch event {
-                case .path(let observation):
-                    let path = watch.path(observation)
-                    watch.latestPath = path
-                    if let handler = watch.pathHandler { work.append { handler(path) } }
-                case .viability(let viable):
-                    if let handler = watch.viabilityHandler { work.append { handler(viable) } }
-                case .betterPath(let better):
-                    if let handler = watch.betterPathHandler { work.append { handler(better) } }
-                }
-            }
-            return work
+            watch.lastInputs = inputs
+            return Self.pathWork(events, watch)
         }
         for item in work { deliver(item) }
+    }
+
+    /// A QUIC connection moved to `local` (on the flow's loop): its endpoint and path follow,
+    /// and the path handlers hear of the new interface.
+    private func localAddressMoved(_ local: FlowAddress) {
+        let work = shared.withLock { shared -> [@Sendable () -> Void] in
+            guard shared.state == .ready else { return [] }
+            shared.readyFacts?.movedLocal = local
+            guard let watch = shared.pathWatch else { return [] }
+            watch.localEndpoint = NWEndpoint(local)
+            guard var tracker = watch.tracker, let inputs = watch.lastInputs else { return [] }
+            tracker.move(to: local.unmappedBytes)
+            let events = tracker.observe(inputs)
+            watch.tracker = tracker
+            return Self.pathWork(events, watch)
+        }
+        for item in work { deliver(item) }
+    }
+
+    /// The handler calls for path events (under the connection's lock).
+    private static func pathWork(_ events: [ConnectionPathTracker.Event], _ watch: ConnectionPathWatch) -> [@Sendable () -> Void] {
+        var work: [@Sendable () -> Void] = []
+        for event in events {
+            switch event {
+            case .path(let observation):
+                let path = watch.path(observation)
+                watch.latestPath = path
+                if let handler = watch.pathHandler { work.append { handler(path) } }
+            case .viability(let viable):
+                if let handler = watch.viabilityHandler { work.append { handler(viable) } }
+            case .betterPath(let better):
+                if let handler = watch.betterPathHandler { work.append { handler(better) } }
+            }
+        }
+        return work
     }
 
     /// The largest datagram one send may carry (UDP, or QUIC's datagrams), or the largest single write
@@ -319,6 +342,7 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
             shared.state = newState
         }
         if readyFacts != nil {
+            if flow.transportKind.isQUIC { flow.onLocalAddressMoveOnLoop { [weak self] in self?.localAddressMoved($0) } }
             if shared.withLock({ $0.pathWatch?.hasHandlers == true }) { watchPath() }
         } else {
             stopWatchingPath()

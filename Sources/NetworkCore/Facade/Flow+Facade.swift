@@ -78,7 +78,7 @@ extension Flow {
     package func readyFactsOnLoop() -> FlowReadyFacts {
         eventLoop.preconditionInEventLoop()
         return FlowReadyFacts(
-            local: transport.channel?.localAddress, remote: peerAddress, session: sessionFacts, quic: quicFactsOnLoop())
+            local: localAddressOnLoop, remote: peerAddress, session: sessionFacts, quic: quicFactsOnLoop())
     }
 
     /// Calls `body` on the event loop with the establishment report as it is then.

@@ -33,7 +33,10 @@ package struct FlowReadyFacts: Sendable {
     package var webSocketHandshake: WebSocketHandshakeFacts? { session?.webSocket }
 
     /// The local address in use.
-    package var localAddress: FlowAddress? { local.map(FlowAddress.init) }
+    package var localAddress: FlowAddress? { movedLocal ?? local.map(FlowAddress.init) }
+
+    /// The local address a QUIC connection moved to (`Flow.onLocalAddressMoveOnLoop`), if it did.
+    package var movedLocal: FlowAddress?
 
     /// The peer's address.
     package var remoteAddress: FlowAddress? { remote.map(FlowAddress.init) }

@@ -39,7 +39,7 @@ extension Flow {
     private func snapshot() -> FlowSnapshot {
         let channel = transport.channel
         return FlowSnapshot(
-            state: machine.state, localAddress: channel?.localAddress, remoteAddress: peerAddress, channel: channel,
+            state: machine.state, localAddress: localAddressOnLoop, remoteAddress: peerAddress, channel: channel,
             report: report)
     }
 }

@@ -47,6 +47,9 @@ package final class FlowListener: @unchecked Sendable {
     /// A QUIC listener's connections by client address, from the client's first Initial until
     /// their own socket closes.
     var quicConnections: [SocketAddress: QUICServerConnection] = [:]
+    /// The same connections by the connection IDs they issued (while their socket is up): a
+    /// client that moves or is rebound reaches the listening socket from a new address.
+    var quicConnectionIDs: [[UInt8]: QUICServerConnection] = [:]
     /// The TLS server context, made once per listener (loading keys and trust is costly).
     var tlsContext: NIOSSLContext?
     /// A DTLS listener's cookie secret: new peers must echo a cookie before they get a flow.
@@ -255,6 +258,9 @@ package final class FlowListener: @unchecked Sendable {
             let isQUIC = configuration.transport == .quic
             let bootstrap = DatagramBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+                // QUIC: the address each client wrote to, which its connection's socket takes
+                // (see `receivedQUICDatagram`).
+                .channelOption(ChannelOptions.receivePacketInfo, value: isQUIC)
                 .applying(options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -24,7 +24,7 @@ package struct ConnectionPathTracker: Sendable {
         case betterPath(Bool)
     }
 
-    private let localAddress: [UInt8]
+    private var localAddress: [UInt8]
     private let overLoopback: Bool
     private let requirements: PathRequirements
     package private(set) var last: Observation?
@@ -35,6 +35,12 @@ package struct ConnectionPathTracker: Sendable {
         self.localAddress = localAddress
         self.overLoopback = overLoopback
         self.requirements = requirements
+    }
+
+    /// The connection now leaves from `localAddress` (a QUIC connection that migrated): the
+    /// next observation is compared with the last one, so it reports the new interface.
+    package mutating func move(to localAddress: [UInt8]) {
+        self.localAddress = localAddress
     }
 
     package mutating func observe(_ inputs: PathInputs) -> [Event] {

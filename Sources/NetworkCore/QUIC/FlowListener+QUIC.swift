@@ -7,7 +7,8 @@ import NIOPosix
 import NetworkSystem
 
 /// A QUIC listener: one UDP socket that only ever sees clients' first packets. Each accepted
-/// connection gets a socket of its own, bound to the listener's port and connected to the
+/// connection gets a socket of its own, bound to the listener's port (and the address the client
+/// wrote to) and connected to the
 /// client (the kernel prefers a connected socket for its client's datagrams), with the same
 /// handler a client connection uses; each stream the client opens becomes a flow for the
 /// listener's new-connection handler.
@@ -19,7 +20,20 @@ extension FlowListener {
             connection.deliver(envelope.data)
             return
         }
-        guard state == .ready, newFlowHandler != nil, let tls = configuration.child.tls, let local = listening.localAddress else { return }
+        if let connection = movedQUICConnection(envelope.data) {
+            // A client that moved to a new address (or a NAT that rebound it): its connection
+            // decides (ngtcp2 validates the new path), and its socket follows.
+            connection.deliver(envelope.data, from: remote)
+            return
+        }
+        guard state == .ready, newFlowHandler != nil, let tls = configuration.child.tls, var local = listening.localAddress else { return }
+        if let destination = envelope.metadata?.packetInfo?.destinationAddress, let port = local.port {
+            // The connection's socket leaves from the address the client wrote to, not the one
+            // a route from a wildcard socket would pick (another, on a host with several): the
+            // client accepts packets from its server's address only, also after it moves.
+            local = destination
+            local.port = port
+        }
         if configuration.acceptLocalOnly && !isLocalPeer(remote) { return }
         // Only a client's Initial (of a version ngtcp2 speaks, long enough) starts a connection;
         // anything else from an unknown address is dropped without an answer. When the policy
@@ -107,7 +121,11 @@ extension FlowListener {
         }
         let bound = NIOLoopBound(connection, eventLoop: eventLoop)
         channel.closeFuture.whenComplete { _ in
-            if self.quicConnections[remote] === bound.value { self.quicConnections[remote] = nil }
+            let connection = bound.value
+            if self.quicConnections[connection.remote] === connection { self.quicConnections[connection.remote] = nil }
+            for identifier in connection.connectionIDs where self.quicConnectionIDs[identifier] === connection {
+                self.quicConnectionIDs[identifier] = nil
+            }
         }
         let handshake = channel.eventLoop.makePromise(of: TLSSessionFacts.self)
         let multiplexer = QUICStreamMultiplexer(handshake: handshake) { stream in
@@ -144,9 +162,19 @@ extension FlowListener {
         let limits = configuration.quic
         let tickets = quicTickets
         let handler = multiplexer.makeHandler { local, remote, now throws(FlowError) in
-            try QUICConnectionBinding(
+            let binding = try QUICConnectionBinding(
                 role: .server(identifiers),
                 settings: tls, limits: limits, local: local, remote: remote, now: now, tickets: tickets)
+            for identifier in binding.connectionIDs() { self.quicConnectionID(identifier, issued: true, by: bound.value) }
+            binding.onConnectionID = { identifier, issued in self.quicConnectionID(identifier, issued: issued, by: bound.value) }
+            return binding
+        }
+        handler.onPeerMove = { address in
+            let connection = bound.value
+            if self.quicConnections[connection.remote] === connection { self.quicConnections[connection.remote] = nil }
+            connection.moved(to: address)
+            // (A connection already there keeps its place; this one is found by its IDs.)
+            if self.quicConnections[address] == nil { self.quicConnections[address] = connection }
         }
         if newQUICGroupHandler != nil { handler.carryDatagrams() }
         // (Active, on its loop: the number is still this socket's.)
@@ -158,6 +186,28 @@ extension FlowListener {
             return
         }
         connection.attach(handler)
+    }
+
+    /// Keeps the listener's index of connection IDs up to date (on the loop).
+    private func quicConnectionID(_ identifier: [UInt8], issued: Bool, by connection: QUICServerConnection) {
+        if issued {
+            connection.connectionIDs.insert(identifier)
+            quicConnectionIDs[identifier] = connection
+        } else {
+            connection.connectionIDs.remove(identifier)
+            if quicConnectionIDs[identifier] === connection { quicConnectionIDs[identifier] = nil }
+        }
+    }
+
+    /// The connection a datagram from an unknown address belongs to, by its destination
+    /// connection ID: only a short-header packet (RFC 9000, 17.3: a client past its handshake)
+    /// long enough to carry one of ours.
+    private func movedQUICConnection(_ datagram: ByteBuffer) -> QUICServerConnection? {
+        let length = QUICConnectionBinding.connectionIDLength
+        guard !quicConnectionIDs.isEmpty, let first = datagram.getInteger(at: datagram.readerIndex, as: UInt8.self),
+            first & 0x80 == 0, let identifier = datagram.getBytes(at: datagram.readerIndex + 1, length: length)
+        else { return nil }
+        return quicConnectionIDs[identifier]
     }
 
     /// The QUIC handshakes under way (a scan: only acceptable Initials ask).

@@ -38,7 +38,7 @@ package final class QUICConnectionBinding {
     /// How GnuTLS's QUIC glue (ngtcp2_crypto_gnutls) finds the connection from the session.
     private let reference: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     private let localAddress: UnsafeMutablePointer<sockaddr_storage>
-    private let localLength: socklen_t
+    private var localLength: socklen_t
     private let remoteAddress: UnsafeMutablePointer<sockaddr_storage>
     private var remoteLength: socklen_t
     private var events: [QUICEvent] = []
@@ -67,6 +67,13 @@ package final class QUICConnectionBinding {
     private let tickets: QUICServerTickets?
     /// Client: called with each ticket the server issues, to resume a later session with.
     package var onTicket: ((QUICResumption) -> Void)?
+    /// Server: told each connection ID this side issues (true) and each the client retired
+    /// (false), so that a listener can find the connection by the ID a packet from a new
+    /// address carries. The first ID is not told: read it with `connectionIDs()`.
+    var onConnectionID: ((_ id: [UInt8], _ issued: Bool) -> Void)?
+    /// The length of the connection IDs this side issues; a listener reads a short-header
+    /// packet's destination ID with it.
+    static let connectionIDLength = 8
     /// The peer's chain as the handshake (or the resumed session) proved it.
     private var peerChain: [[UInt8]] = []
     /// A ticket that came before the server was verified (GnuTLS servers send theirs with
@@ -196,16 +203,27 @@ package final class QUICConnectionBinding {
         callbacks.rand = { destination, length, _ in
             _ = gnutls_rnd(GNUTLS_RND_RANDOM, destination, length)
         }
-        callbacks.get_new_connection_id = { _, identifier, token, length, _ in
+        callbacks.get_new_connection_id = { _, identifier, token, length, owner in
             guard let identifier, let token,
                 QUICConnectionBinding.randomize(&identifier.pointee.data, count: length),
                 gnutls_rnd(GNUTLS_RND_RANDOM, token, Int(NGTCP2_STATELESS_RESET_TOKENLEN)) == 0
             else { return NGTCP2_ERR_CALLBACK_FAILURE }
             identifier.pointee.datalen = length
+            let binding = QUICConnectionBinding.owner(owner)
+            binding.onConnectionID?(QUICConnectionBinding.bytes(of: identifier.pointee), true)
+            return 0
+        }
+        callbacks.remove_connection_id = { _, identifier, owner in
+            guard let identifier else { return 0 }
+            QUICConnectionBinding.owner(owner).onConnectionID?(QUICConnectionBinding.bytes(of: identifier.pointee), false)
             return 0
         }
         callbacks.handshake_completed = { _, owner in
             QUICConnectionBinding.owner(owner).handshakeCompleted()
+        }
+        callbacks.handshake_confirmed = { _, owner in
+            QUICConnectionBinding.owner(owner).handshakeConfirmed = true
+            return 0
         }
         callbacks.recv_stream_data = { _, flags, stream, _, data, length, owner, _ in
             QUICConnectionBinding.owner(owner).received(
@@ -258,7 +276,7 @@ package final class QUICConnectionBinding {
 
         var destination = ngtcp2_cid(), source = ngtcp2_cid()
         destination.datalen = Int(NGTCP2_MIN_INITIAL_DCIDLEN)
-        source.datalen = 8
+        source.datalen = Self.connectionIDLength
         var originalDestination = ngtcp2_cid()
         var retrySource: ngtcp2_cid?
         if case .server(let initial) = role {
@@ -346,6 +364,56 @@ package final class QUICConnectionBinding {
         withUnsafeMutableBytes(of: &identifier.data) { $0.copyBytes(from: bytes) }
         identifier.datalen = bytes.count
         return true
+    }
+
+    /// Client: the server confirmed the handshake (HANDSHAKE_DONE), so the connection may move
+    /// to another path.
+    private(set) var handshakeConfirmed = false
+
+    /// Client: whether the connection may move to a new local address now: the handshake is
+    /// confirmed and the server did not forbid it (`disable_active_migration`).
+    var canMigrate: Bool {
+        guard role.isClient, handshakeConfirmed, let connection,
+            let remote = ngtcp2_conn_get_remote_transport_params(connection)?.pointee
+        else { return false }
+        return remote.disable_active_migration == 0
+    }
+
+    /// Client: moves the connection to `local` (the socket's new address) at once; ngtcp2
+    /// validates the new path meanwhile. Packets are then read and written on that path. Returns
+    /// ngtcp2's refusal (see `canMigrate`; `NGTCP2_ERR_CONN_ID_BLOCKED` when the server left no
+    /// spare connection ID), 0 on success.
+    func migrate(to local: SocketAddress, now: UInt64) -> Int32 {
+        guard let connection else { return NGTCP2_ERR_INVALID_STATE }
+        let previous = (localAddress.pointee, localLength)
+        localLength = Self.store(local, in: localAddress)
+        var path = currentPath()
+        let status = ngtcp2_conn_initiate_immediate_migration(connection, &path, now)
+        if status != 0 { (localAddress.pointee, localLength) = previous }
+        return status
+    }
+
+    /// The connection IDs this side has issued and not seen retired.
+    func connectionIDs() -> [[UInt8]] {
+        guard let connection else { return [] }
+        var identifiers = [ngtcp2_cid](repeating: ngtcp2_cid(), count: ngtcp2_conn_get_num_scid(connection))
+        let count = ngtcp2_conn_get_scid(connection, &identifiers)
+        return identifiers.prefix(count).map(Self.bytes)
+    }
+
+    private static func bytes(of identifier: ngtcp2_cid) -> [UInt8] {
+        withUnsafeBytes(of: identifier.data) { Array($0.prefix(min(identifier.datalen, $0.count))) }
+    }
+
+    /// The peer's address on the connection's current path, as ngtcp2 has it: after a packet
+    /// from a new address that it took as the client's move (or a NAT rebinding), that address.
+    var currentRemote: SocketAddress? {
+        guard let connection, let path = ngtcp2_conn_get_path(connection)?.pointee,
+            let address = path.remote.addr, path.remote.addrlen <= MemoryLayout<sockaddr_storage>.size
+        else { return nil }
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(path.remote.addrlen))) }
+        return SocketAddress(storage: storage)
     }
 
     private func currentPath() -> ngtcp2_path {

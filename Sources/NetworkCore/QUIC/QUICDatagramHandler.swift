@@ -59,6 +59,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     var multiplexer: QUICStreamMultiplexer?
     /// Called after each pass that wrote packets, so an owner can complete its writes.
     var afterEachPass: (() -> Void)?
+    /// Client, on a socket bound to the wildcard: follows the paths (`followPaths`).
+    private(set) var pathFollower: QUICPathFollower?
 
     /// The owner handles the events.
     init(binding makeBinding: @escaping BindingFactory, onEvent: @escaping (QUICEvent) -> Void) {
@@ -103,6 +105,41 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// handler is added.
     func writeDirectly(to descriptor: Int32) {
         writer.writeDirectly(to: descriptor)
+    }
+
+    /// Client, after the handler is added, on a socket bound to the wildcard whose packets go
+    /// straight to it: whenever the machine's interfaces or routes change, asks the kernel which
+    /// source address the route to the server now takes, and when it is no longer the socket's,
+    /// moves the socket there and the connection with it (RFC 9000 §9: ngtcp2 validates the new
+    /// path and goes on with new connection IDs).
+    func followPaths() {
+        guard pathFollower == nil, let context, let local = context.channel.localAddress else { return }
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        pathFollower = QUICPathFollower(local: local) {
+            loop.execute { handler.value.routeMayHaveChanged() }
+        }
+    }
+
+    private func routeMayHaveChanged() {
+        guard !finished, let binding, binding.canMigrate, let remote, let follower = pathFollower else { return }
+        // The probe costs a socket; a move costs the port and a path validation.
+        guard let source = SourceAddressProbe.source(for: remote, interfaceIndex: nil),
+            source.ipAddress != follower.local.ipAddress,
+            let moved = writer.reconnect(to: remote), moved != follower.local
+        else { return }
+        let previous = follower.local
+        follower.local = moved
+        let status = binding.migrate(to: moved, now: Self.now())
+        if status == 0 {
+            NetworkLog.quic.debug("moved to a new path: \(previous.logText) → \(moved.logText)")
+            follower.onMove?(moved)
+        } else {
+            // The socket moved all the same: to the server, that looks like a NAT rebinding,
+            // which it validates itself.
+            NetworkLog.quic.debug("ngtcp2 refused to migrate (\(status)); the socket left \(previous.logText) for \(moved.logText)")
+        }
+        drive()
     }
 
     /// ngtcp2's clock: the loop's monotonic clock in nanoseconds.
@@ -191,6 +228,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         writer.release()
+        pathFollower?.cancel()
+        pathFollower = nil
         timer?.cancel()
         self.context = nil
     }
@@ -311,7 +350,25 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// this connection's own socket existed).
     func receiveForwarded(_ datagram: ByteBuffer, from source: SocketAddress) {
         binding?.receive(datagram, from: source, now: Self.now())
+        if source != remote { followPeer() }
         drive()
+    }
+
+    /// Server: told the client's new address after it moved (or was rebound), once the socket
+    /// follows it.
+    var onPeerMove: ((SocketAddress) -> Void)?
+
+    /// Server, after a datagram from an address that is not the socket's peer (the listener
+    /// found the connection by its ID): when ngtcp2 took it as the client's move to a new path,
+    /// the socket is connected to the new address, so that the packets ngtcp2 now sends there
+    /// (the path's validation first) reach it. A packet ngtcp2 dropped moves nothing.
+    private func followPeer() {
+        guard let binding, let remote, let current = binding.currentRemote, current != remote, !finished,
+            let local = writer.reconnect(to: current)
+        else { return }
+        NetworkLog.quic.debug("the client moved: \(remote.logText) → \(current.logText) (this side \(local.logText))")
+        self.remote = current
+        onPeerMove?(current)
     }
 
     /// Tells the flow above (a connection group's) that the connection ended with `error`.
@@ -544,6 +601,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private func finish(_ context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        pathFollower?.cancel()
         lingerTimer?.cancel()
         lingerTimer = nil
         let promise = closePromise
@@ -556,6 +614,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         guard !finished else { return }
         finished = true
         timer?.cancel()
+        pathFollower?.cancel()
         // While establishing, the attempt fails through the handshake's promise.
         let established = handshake == nil
         failHandshake(error)

@@ -32,6 +32,22 @@ final class QUICPacketWriter {
         segments = direct != nil && System.supportsUDPSegmentationOffload
     }
 
+    /// Reconnects the socket to `remote`, so that it leaves from the source address the route
+    /// to `remote` now has (`DirectSocket.reconnect(to:)`), and returns its new local address;
+    /// nil when packets do not go straight to the socket, or the system refused.
+    func reconnect(to remote: SocketAddress) -> SocketAddress? {
+        guard let direct else { return nil }
+        do {
+            let storage = try remote.withSockAddr { address, length in
+                try direct.reconnect(to: UnsafeRawBufferPointer(start: address, count: length))
+            }
+            return SocketAddress(storage: storage)
+        } catch {
+            NetworkLog.quic.debug("could not move the socket to a new path: \(error)")
+            return nil
+        }
+    }
+
     /// Lets go of the socket (it stays open while a duplicate exists).
     func release() {
         direct = nil

@@ -5,7 +5,11 @@ import NIOCore
 /// reach the listening socket meanwhile wait here (a few: the client's Initial may take more
 /// than one datagram), then go to the connection's handler. Confined to the listener's loop.
 final class QUICServerConnection {
-    let remote: SocketAddress
+    /// The client's address: its first, then wherever it moved (`moved(to:)`).
+    private(set) var remote: SocketAddress
+    /// The connection IDs its server side issued and has not seen retired, by which the
+    /// listener finds it when the client moves.
+    var connectionIDs: Set<[UInt8]> = []
     private var handler: QUICDatagramHandler?
     private var waiting: [ByteBuffer] = []
     /// Until the handshake is done (or failed): the listener bounds how many are.
@@ -19,12 +23,22 @@ final class QUICServerConnection {
         self.waiting = [first]
     }
 
-    func deliver(_ datagram: ByteBuffer) {
+    /// A datagram that reached the listening socket from the client's address, or (`source`)
+    /// one from another address that carries one of the connection's IDs.
+    func deliver(_ datagram: ByteBuffer, from source: SocketAddress? = nil) {
         if let handler {
-            handler.receiveForwarded(datagram, from: remote)
+            handler.receiveForwarded(datagram, from: source ?? remote)
+        } else if source != nil {
+            // (Not attached yet: nothing to move.)
+            return
         } else if waiting.count < Self.waitingLimit {
             waiting.append(datagram)
         }
+    }
+
+    /// The client moved to `address` and the connection's socket with it.
+    func moved(to address: SocketAddress) {
+        remote = address
     }
 
     /// The connection's own socket is up, with its handler: what waited goes to it.

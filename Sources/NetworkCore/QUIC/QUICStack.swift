@@ -11,12 +11,15 @@ enum QUICStack {
     /// `adoptPeerStream`.
     /// `descriptor` is the channel's socket, when it was opened outside NIO: packets then go
     /// to it directly (`QUICDatagramHandler.writeDirectly(to:)`).
+    /// With `followsPaths` (a socket bound to the wildcard, written to directly), the connection
+    /// moves to a new local address when the route to the server changes
+    /// (`QUICDatagramHandler.followPaths`).
     /// The connection resumes a session with a ticket from `QUICSessionCache.shared` when one
     /// is kept for the server (and `settings.resumption`), and keeps the tickets its server
     /// issues there. A connection carrying one bidirectional stream sends `earlyData` (Fast
     /// Open's idempotent sends) on it as 0-RTT data when it resumes, and calls `tookEarlyData`.
     static func startClient(
-        on channel: Channel, descriptor: Int32?, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
+        on channel: Channel, descriptor: Int32?, followsPaths: Bool, settings: FlowTLSConfiguration, hostName: String?, quic: QUICSettings, carriesDatagrams: Bool,
         earlyData: ByteBuffer? = nil, tookEarlyData: (() -> Void)? = nil,
         adoptPeerStream: @escaping QUICStreamMultiplexer.PeerStreamAdopter
     ) -> EventLoopFuture<TLSSessionFacts> {
@@ -50,6 +53,7 @@ enum QUICStack {
         if let descriptor, channel.isActive { handler.writeDirectly(to: descriptor) }
         do {
             try channel.pipeline.syncOperations.addStackHandler(handler)
+            if followsPaths { handler.followPaths() }
         } catch {
             promise.fail(error)
         }

@@ -51,4 +51,19 @@ struct ConnectionPathTrackerTests {
         _ = tracker.observe(PathInputs(interfaces: [T.loopback], routes: [], hasNameServers: true))
         #expect(tracker.observe(PathInputs(interfaces: [T.loopback, Self.eth], routes: [T.defaultRoute("eth0", via: [192, 0, 2, 1])], hasNameServers: true)).isEmpty)
     }
+
+    @Test func aMovedConnectionReportsItsNewInterface() {
+        var tracker = ConnectionPathTracker(localAddress: [10, 0, 0, 5], overLoopback: false, requirements: PathRequirements())
+        var down = Self.wlan
+        down.isRunning = false
+        _ = tracker.observe(PathInputs(interfaces: [Self.wlan, Self.eth], routes: [], hasNameServers: true))
+        let inputs = PathInputs(interfaces: [down, Self.eth], routes: [], hasNameServers: true)
+        #expect(tracker.observe(inputs).contains(.viability(false)))
+        // A QUIC connection moved to the wired address: the same snapshot now reads differently.
+        tracker.move(to: [192, 0, 2, 10])
+        let moved = tracker.observe(inputs)
+        #expect(moved.contains(.viability(true)))
+        #expect(moved.contains { if case .path(let o) = $0 { return o.interface?.name == "eth0" && o.viable } else { return false } })
+        #expect(tracker.observe(inputs).isEmpty)
+    }
 }

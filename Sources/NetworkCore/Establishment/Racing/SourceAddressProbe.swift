@@ -57,16 +57,7 @@ enum SourceAddressProbe {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
         }
         guard named else { return nil }
-        switch Int32(storage.ss_family) {
-        case AF_INET:
-            let sin = withUnsafeBytes(of: storage) { $0.loadUnaligned(as: sockaddr_in.self) }
-            return SocketAddress(sin, host: "")
-        case AF_INET6:
-            let sin6 = withUnsafeBytes(of: storage) { $0.loadUnaligned(as: sockaddr_in6.self) }
-            return SocketAddress(sin6, host: "")
-        default:
-            return nil
-        }
+        return SocketAddress(storage: storage)
     }
 
     /// IPv4 as IPv4-mapped IPv6, IPv6 as is, nil for anything else.
