@@ -9,7 +9,7 @@ public struct AioquicServer: Sendable {
     public let port: Int
     /// The server's certificate (DER), for tests that pin it.
     public let certificate: [UInt8]
-    let identity: SelfSignedCertificate
+    let directory: URL
 
     /// With `namespace`, the server runs inside it, on `host` (an address of the namespace);
     /// with `datagrams` false, it announces no QUIC datagram support; with `tickets`, it issues
@@ -22,8 +22,17 @@ public struct AioquicServer: Sendable {
         guard let python = try await PythonPeer.interpreter(package: "aioquic", version: "1.7.2", sourceLocation: sourceLocation),
             let openssl = PeerProcess.executable("openssl", package: "openssl", sourceLocation: sourceLocation)
         else { return nil }
-        let identity = try SelfSignedCertificate.make(openssl: openssl, sourceLocation: sourceLocation)
-        let cert = identity.certificatePath, key = identity.keyPath
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nwquic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
+        let made = try ShortTool.run(openssl, [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", key, "-out", cert,
+        ])
+        try #require(made.status == 0, "openssl req: \(made.output)", sourceLocation: sourceLocation)
+        let der = try ShortTool.run(openssl, ["x509", "-in", cert, "-outform", "DER", "-out", cert + ".der"])
+        try #require(der.status == 0, "openssl x509: \(der.output)", sourceLocation: sourceLocation)
         let script = PythonPeer.scripts.appendingPathComponent("quic_peer.py").path
         let arguments = [script, host, "\(port)", "--cert", cert, "--key", key] + (retry ? ["--retry"] : [])
             + (datagrams ? [] : ["--no-datagrams"]) + (tickets ? ["--tickets"] : [])
@@ -41,12 +50,12 @@ public struct AioquicServer: Sendable {
         }
         return AioquicServer(
             process: process, port: try #require(port, sourceLocation: sourceLocation),
-            certificate: identity.der, identity: identity)
+            certificate: Array(try Data(contentsOf: URL(fileURLWithPath: cert + ".der"))), directory: directory)
     }
 
     /// Stops the server and removes its certificate.
     public func stop() {
         process.stop()
-        identity.remove()
+        try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -43,16 +43,16 @@ struct QUICMigrationTests {
             stop.append(aioquic.stop)
             (port, certificate) = (aioquic.port, aioquic.certificate)
         case .nwcat:
-            guard let nwcat = builtNWCat(), let openssl = PeerProcess.executable("openssl", package: "openssl") else { return }
-            let identity = try SelfSignedCertificate.make(openssl: openssl)
-            stop.append(identity.remove)
+            guard let nwcat = builtNWCat() else { return }
+            let identity = try TLSInteropTests.Identity.make()
+            stop.append { try? FileManager.default.removeItem(at: identity.directory) }
             port = 4433
             let listener = try server.start(nwcat, [
                 "listen", "--quic", "--alpn", "echo", "--echo", "--cert", identity.certificatePath, "--key", identity.keyPath, "\(port)",
             ])
             stop.append(listener.stop)
             try await server.waitUntilBound(port: UInt16(port), udp: true)
-            certificate = identity.der
+            certificate = Array(try identity.certificateDER)
         }
         let outcome = try await NamespacedTestRun.run(
             filter: "QUICMigrationClientTests", role: "quic-migration", in: client, hostname: "nwquic-client",
