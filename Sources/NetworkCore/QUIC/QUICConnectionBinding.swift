@@ -132,10 +132,6 @@ package final class QUICConnectionBinding {
         }
     }
 
-    /// TLS 1.3 only (QUIC carries nothing else), without the middlebox compatibility mode RFC
-    /// 9001 forbids.
-    static let priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:%DISABLE_TLS13_COMPAT_MODE"
-
     private func makeSession() throws(FlowError) {
         var created: gnutls_session_t?
         var flags = role.isClient
@@ -164,7 +160,7 @@ package final class QUICConnectionBinding {
             // (GnuTLS sends the client two tickets as its handshake ends.)
             try tickets.enable(on: session)
         }
-        try GnuTLSCall.check(gnutls_priority_set_direct(session, Self.priority, nil))
+        try GnuTLSCall.check(gnutls_priority_set_direct(session, GnuTLSPriority.quicString(for: settings), nil))
         try Self.checkGlue(
             role.isClient
                 ? ngtcp2_crypto_gnutls_configure_client_session(session) : ngtcp2_crypto_gnutls_configure_server_session(session))

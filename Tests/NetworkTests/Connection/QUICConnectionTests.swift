@@ -95,6 +95,27 @@ struct QUICConnectionTests {
         try await server.process.waitForOutput(containing: "closed 0")
     }
 
+    @Test("the TLS 1.3 suite the options name is the one negotiated with aioquic (the interop runner's chacha20 case, and AES-256-GCM); TLS 1.2 suites named alone leave the defaults", arguments: [
+        ([tls_ciphersuite_t.CHACHA20_POLY1305_SHA256], tls_ciphersuite_t.CHACHA20_POLY1305_SHA256),
+        ([.AES_256_GCM_SHA384], .AES_256_GCM_SHA384),
+        // (aioquic 1.7.2 picks AES-256-GCM among our defaults, as with nothing named.)
+        ([.ECDHE_ECDSA_WITH_AES_128_GCM_SHA256], .AES_256_GCM_SHA384),
+        ([], .AES_256_GCM_SHA384),
+    ])
+    func namedCipherSuite(_ named: [tls_ciphersuite_t], _ expected: tls_ciphersuite_t) async throws {
+        guard let server = try await AioquicServer.start() else { return }
+        defer { server.stop() }
+        let parameters = Self.pinned(server.certificate)
+        let options = try #require(parameters.defaultProtocolStack.transportProtocol as? NWProtocolQUIC.Options)
+        for suite in named { sec_protocol_options_append_tls_ciphersuite(options.securityProtocolOptions, suite) }
+        let connection = Self.connection(to: server, using: parameters)
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        defer { connection.cancel() }
+        let metadata = try #require(connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)
+        #expect(sec_protocol_metadata_get_negotiated_tls_ciphersuite(metadata.securityProtocolMetadata) == expected)
+        #expect(await TLSInteropTests.exchange(connection, "named suite") == "named suite")
+    }
+
     @Test("2 MiB sent in 64 KiB sends come back whole, each send completing")
     func bulk() async throws {
         guard let server = try await AioquicServer.start() else { return }

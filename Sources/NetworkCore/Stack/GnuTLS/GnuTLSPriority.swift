@@ -1,4 +1,4 @@
-/// Builds the GnuTLS priority string for DTLS (and TLS-over-TCP PSK) settings: the allowed versions, and when the
+/// Builds the GnuTLS priority string for DTLS, QUIC (and TLS-over-TCP PSK) settings: the allowed versions, and when the
 /// application names cipher suites (`sec_protocol_options_append_tls_ciphersuite`) or uses
 /// pre-shared keys, the key exchanges, ciphers and MACs those suites need.
 enum GnuTLSPriority {
@@ -77,6 +77,21 @@ enum GnuTLSPriority {
             // A PSK client verifies no certificate: it must never accept a certificate suite.
             parts += ["-KX-ALL", "+ECDHE-PSK", "+PSK"]
         }
+        return parts.joined(separator: ":")
+    }
+
+    /// TLS 1.3's suites, by what GnuTLS calls their ciphers (QUIC's TLS is 1.3 only).
+    private static let tls13Ciphers: [UInt16: String] = [
+        0x1301: "AES-128-GCM", 0x1302: "AES-256-GCM", 0x1303: "CHACHA20-POLY1305", 0x1304: "AES-128-CCM",
+    ]
+
+    /// The priority for QUIC's TLS 1.3 (RFC 9001: no middlebox compatibility mode). When the
+    /// application names TLS 1.3 suites, only their ciphers, in its order; suites of earlier
+    /// versions cannot run in QUIC and are left out (named alone, the defaults stay).
+    static func quicString(for settings: FlowTLSConfiguration) -> String {
+        var parts = ["NORMAL", "-VERS-ALL", "+VERS-TLS1.3", "%DISABLE_TLS13_COMPAT_MODE"]
+        let ciphers = unique(settings.cipherSuites.compactMap { tls13Ciphers[$0] })
+        if !ciphers.isEmpty { parts += ["-CIPHER-ALL"] + ciphers.map { "+" + $0 } }
         return parts.joined(separator: ":")
     }
 

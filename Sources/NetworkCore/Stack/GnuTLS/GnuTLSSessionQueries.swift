@@ -68,8 +68,19 @@ enum GnuTLSSessionQueries {
 
     /// The IANA number of the negotiated suite (GnuTLS names suites by their parts).
     static func negotiatedSuite(_ session: gnutls_session_t?) -> UInt16? {
-        let exchange = gnutls_kx_get(session)
         let cipher = gnutls_cipher_get(session)
+        if gnutls_protocol_get_version(session) == GNUTLS_TLS1_3 {
+            // A TLS 1.3 suite names only its AEAD and hash; GnuTLS still reports the key
+            // exchange, which would match a TLS 1.2 suite with the same cipher below.
+            switch cipher {
+            case GNUTLS_CIPHER_AES_128_GCM: return 0x1301
+            case GNUTLS_CIPHER_AES_256_GCM: return 0x1302
+            case GNUTLS_CIPHER_CHACHA20_POLY1305: return 0x1303
+            case GNUTLS_CIPHER_AES_128_CCM: return 0x1304
+            default: return nil
+            }
+        }
+        let exchange = gnutls_kx_get(session)
         let mac = gnutls_mac_get(session)
         var index = 0
         var identifier: (UInt8, UInt8) = (0, 0)
