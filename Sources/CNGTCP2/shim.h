@@ -31,27 +31,39 @@ static inline void cngtcp2_transport_params_default(ngtcp2_transport_params *par
     ngtcp2_transport_params_default(params);
 }
 
+/* `ecn`: the packet's ECN codepoint as it arrived (the IP header's two low TOS bits). */
 static inline int cngtcp2_conn_read_pkt(
-    ngtcp2_conn *conn, const ngtcp2_path *path, const uint8_t *pkt, size_t pktlen, ngtcp2_tstamp ts) {
+    ngtcp2_conn *conn, const ngtcp2_path *path, uint8_t ecn, const uint8_t *pkt, size_t pktlen, ngtcp2_tstamp ts) {
     ngtcp2_pkt_info pi = {0};
+    pi.ecn = ecn;
     return ngtcp2_conn_read_pkt(conn, path, &pi, pkt, pktlen, ts);
 }
 
+/* The writers set `*ecn` to the codepoint the packet must leave with. */
 static inline ngtcp2_ssize cngtcp2_conn_writev_stream(
-    ngtcp2_conn *conn, uint8_t *dest, size_t destlen, ngtcp2_ssize *pdatalen, uint32_t flags,
+    ngtcp2_conn *conn, uint8_t *ecn, uint8_t *dest, size_t destlen, ngtcp2_ssize *pdatalen, uint32_t flags,
     int64_t stream_id, const ngtcp2_vec *datav, size_t datavcnt, ngtcp2_tstamp ts) {
-    return ngtcp2_conn_writev_stream(conn, NULL, NULL, dest, destlen, pdatalen, flags, stream_id, datav, datavcnt, ts);
+    ngtcp2_pkt_info pi = {0};
+    ngtcp2_ssize written = ngtcp2_conn_writev_stream(conn, NULL, &pi, dest, destlen, pdatalen, flags, stream_id, datav, datavcnt, ts);
+    *ecn = pi.ecn;
+    return written;
 }
 
 static inline ngtcp2_ssize cngtcp2_conn_write_connection_close(
-    ngtcp2_conn *conn, uint8_t *dest, size_t destlen, const ngtcp2_connection_close_error *ccerr, ngtcp2_tstamp ts) {
-    return ngtcp2_conn_write_connection_close(conn, NULL, NULL, dest, destlen, ccerr, ts);
+    ngtcp2_conn *conn, uint8_t *ecn, uint8_t *dest, size_t destlen, const ngtcp2_connection_close_error *ccerr, ngtcp2_tstamp ts) {
+    ngtcp2_pkt_info pi = {0};
+    ngtcp2_ssize written = ngtcp2_conn_write_connection_close(conn, NULL, &pi, dest, destlen, ccerr, ts);
+    *ecn = pi.ecn;
+    return written;
 }
 
 static inline ngtcp2_ssize cngtcp2_conn_writev_datagram(
-    ngtcp2_conn *conn, uint8_t *dest, size_t destlen, int *paccepted, uint32_t flags, uint64_t dgram_id,
+    ngtcp2_conn *conn, uint8_t *ecn, uint8_t *dest, size_t destlen, int *paccepted, uint32_t flags, uint64_t dgram_id,
     const ngtcp2_vec *datav, size_t datavcnt, ngtcp2_tstamp ts) {
-    return ngtcp2_conn_writev_datagram(conn, NULL, NULL, dest, destlen, paccepted, flags, dgram_id, datav, datavcnt, ts);
+    ngtcp2_pkt_info pi = {0};
+    ngtcp2_ssize written = ngtcp2_conn_writev_datagram(conn, NULL, &pi, dest, destlen, paccepted, flags, dgram_id, datav, datavcnt, ts);
+    *ecn = pi.ecn;
+    return written;
 }
 
 static inline void cngtcp2_conn_set_early_remote_transport_params(

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkCore
+import NetworkSync
 
 /// The path side of one connection: its path, viability and better-path handlers, and, once it
 /// is ready, its subscription to the path engine. Only connections that set one of those
@@ -21,6 +22,15 @@ final class ConnectionPathWatch: @unchecked Sendable {
     var latestPath: NWPath?
 
     var hasHandlers: Bool { pathHandler != nil || viabilityHandler != nil || betterPathHandler != nil }
+
+    /// Path events are made on the path engine's loop and, after a QUIC connection moved, on its
+    /// flow's: each runs `body` (reading the state, handing its calls to the queue) alone, so
+    /// the handlers hear the events in the order they were made.
+    private let order = Lock(())
+
+    func inOrder(_ body: () -> Void) {
+        order.withLock { _ in body() }
+    }
 
     /// The connection's path for an observation.
     func path(_ observation: ConnectionPathTracker.Observation) -> NWPath {

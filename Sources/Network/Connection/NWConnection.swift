@@ -273,31 +273,39 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
 
     /// A new configuration snapshot (on the engine's loop): tell the handlers what changed.
     private func pathInputs(_ inputs: PathInputs) {
-        let work = shared.withLock { shared -> [@Sendable () -> Void] in
-            guard shared.state == .ready, let watch = shared.pathWatch, var tracker = watch.tracker else { return [] }
-            let events = tracker.observe(inputs)
-            watch.tracker = tracker
-            watch.lastInputs = inputs
-            return Self.pathWork(events, watch)
+        guard let watch = shared.withLock({ $0.pathWatch }) else { return }
+        watch.inOrder {
+            let work = shared.withLock { shared -> [@Sendable () -> Void] in
+                guard shared.state == .ready, var tracker = watch.tracker else { return [] }
+                let events = tracker.observe(inputs)
+                watch.tracker = tracker
+                watch.lastInputs = inputs
+                return Self.pathWork(events, watch)
+            }
+            for item in work { deliver(item) }
         }
-        for item in work { deliver(item) }
     }
 
     /// A QUIC connection moved to `local` (on the flow's loop): its endpoint and path follow,
     /// and the path handlers hear of the new interface.
     private func localAddressMoved(_ local: FlowAddress) {
-        let work = shared.withLock { shared -> [@Sendable () -> Void] in
-            guard shared.state == .ready else { return [] }
+        let watch = shared.withLock { shared -> ConnectionPathWatch? in
+            guard shared.state == .ready else { return nil }
             shared.readyFacts?.movedLocal = local
-            guard let watch = shared.pathWatch else { return [] }
-            watch.localEndpoint = NWEndpoint(local)
-            guard var tracker = watch.tracker, let inputs = watch.lastInputs else { return [] }
-            tracker.move(to: local.unmappedBytes)
-            let events = tracker.observe(inputs)
-            watch.tracker = tracker
-            return Self.pathWork(events, watch)
+            return shared.pathWatch
         }
-        for item in work { deliver(item) }
+        guard let watch else { return }
+        watch.inOrder {
+            let work = shared.withLock { shared -> [@Sendable () -> Void] in
+                watch.localEndpoint = NWEndpoint(local)
+                guard shared.state == .ready, var tracker = watch.tracker, let inputs = watch.lastInputs else { return [] }
+                tracker.move(to: local.unmappedBytes)
+                let events = tracker.observe(inputs)
+                watch.tracker = tracker
+                return Self.pathWork(events, watch)
+            }
+            for item in work { deliver(item) }
+        }
     }
 
     /// The handler calls for path events (under the connection's lock).

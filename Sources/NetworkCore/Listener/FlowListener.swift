@@ -264,6 +264,8 @@ package final class FlowListener: @unchecked Sendable {
                 .applying(options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // (And each datagram's ECN codepoint, which ngtcp2 counts from the first.)
+                    if isQUIC { ECNCodepoint.enableReading(on: channel) }
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }

@@ -15,15 +15,16 @@ import NetworkSystem
 extension FlowListener {
     func receivedQUICDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, listening: Channel) {
         let remote = envelope.remoteAddress
+        let ecn = ECNCodepoint.codepoint(envelope.metadata?.ecnState)
         if let connection = quicConnections[remote] {
             // Sent before the connection's own socket was connected.
-            connection.deliver(envelope.data)
+            connection.deliver(envelope.data, ecn: ecn)
             return
         }
         if let connection = movedQUICConnection(envelope.data) {
             // A client that moved to a new address (or a NAT that rebound it): its connection
             // decides (ngtcp2 validates the new path), and its socket follows.
-            connection.deliver(envelope.data, from: remote)
+            connection.deliver(envelope.data, ecn: ecn, from: remote)
             return
         }
         guard state == .ready, newFlowHandler != nil, let tls = configuration.child.tls, var local = listening.localAddress else { return }
@@ -66,7 +67,7 @@ extension FlowListener {
             logPeerEvent(.trace, "dropped a QUIC Initial from \(remote.logText): connection limit reached")
             return
         }
-        let connection = QUICServerConnection(remote: remote, first: envelope.data)
+        let connection = QUICServerConnection(remote: remote, first: envelope.data, ecn: ecn)
         quicConnections[remote] = connection
         // (Everything below runs on this loop: the connection's socket is on it too.)
         let bound = NIOLoopBound(connection, eventLoop: eventLoop)

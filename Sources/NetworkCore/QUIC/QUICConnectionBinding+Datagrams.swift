@@ -41,14 +41,14 @@ extension QUICConnectionBinding {
 
     /// One packet into `base` with `datagram` in a DATAGRAM frame if it fits (`accepted`).
     func writeDatagram(
-        _ datagram: ByteBuffer, into base: UnsafeMutablePointer<UInt8>, size: Int, accepted: inout Int32, now: UInt64
+        _ datagram: ByteBuffer, into base: UnsafeMutablePointer<UInt8>, size: Int, ecn: inout UInt8, accepted: inout Int32, now: UInt64
     ) -> Int {
         guard let connection else { return 0 }
         return datagram.withUnsafeReadableBytes { bytes in
             var vector = ngtcp2_vec(
                 base: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress), len: bytes.count)
             return cngtcp2_conn_writev_datagram(
-                connection, base, size, &accepted, UInt32(NGTCP2_WRITE_DATAGRAM_FLAG_NONE), 0, &vector, 1, now)
+                connection, &ecn, base, size, &accepted, UInt32(NGTCP2_WRITE_DATAGRAM_FLAG_NONE), 0, &vector, 1, now)
         }
     }
 

@@ -545,13 +545,13 @@ package final class QUICConnectionBinding {
     /// Hands a datagram from `source` to ngtcp2. Garbage is dropped by ngtcp2 itself; a
     /// datagram that ends the connection (the peer closed it, or broke the protocol) shows as
     /// `.closed`.
-    package func receive(_ datagram: ByteBuffer, from source: SocketAddress, now: UInt64) {
+    package func receive(_ datagram: ByteBuffer, from source: SocketAddress, ecn: UInt8 = 0, now: UInt64) {
         guard let connection, phase != .closed else { return }
         hasReceived = true
         remoteLength = Self.store(source, in: remoteAddress)
         var path = currentPath()
         let status = datagram.withUnsafeReadableBytes { bytes in
-            cngtcp2_conn_read_pkt(connection, &path, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, now)
+            cngtcp2_conn_read_pkt(connection, &path, ecn, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, now)
         }
         if reopenEarlyStream { reopenRefusedEarlyStream(now: now) }
         guard status != 0 else { return }
@@ -686,8 +686,8 @@ package final class QUICConnectionBinding {
             // Datagrams first: they are small and late ones are worth little.
             if let datagram = datagrams.next {
                 var accepted: Int32 = 0
-                let written = output.write(size: size) { base in
-                    writeDatagram(datagram, into: base, size: size, accepted: &accepted, now: now)
+                let written = output.write(size: size) { base, ecn in
+                    writeDatagram(datagram, into: base, size: size, ecn: &ecn, accepted: &accepted, now: now)
                 }
                 if written < 0 {
                     guard [NGTCP2_ERR_INVALID_STATE, NGTCP2_ERR_INVALID_ARGUMENT].contains(Int32(written)) else {
@@ -708,8 +708,8 @@ package final class QUICConnectionBinding {
             var accepted = -1
             var sentFin = false
             // The packet's length, or a negative ngtcp2 error.
-            let written = output.write(size: size) { base in
-                writeStream(stream, into: base, size: size, accepted: &accepted, sentFin: &sentFin, now: now)
+            let written = output.write(size: size) { base, ecn in
+                writeStream(stream, into: base, size: size, ecn: &ecn, accepted: &accepted, sentFin: &sentFin, now: now)
             }
             if written < 0 {
                 if let stream, [NGTCP2_ERR_STREAM_DATA_BLOCKED, NGTCP2_ERR_STREAM_SHUT_WR, NGTCP2_ERR_STREAM_NOT_FOUND].contains(Int32(written)) {
@@ -735,12 +735,12 @@ package final class QUICConnectionBinding {
     /// One packet into `base`: stream data from `stream` (or only what ngtcp2 itself has to
     /// send when nil); `accepted` is how many of the stream's bytes it took.
     private func writeStream(
-        _ stream: Int64?, into base: UnsafeMutablePointer<UInt8>, size: Int, accepted: inout Int, sentFin: inout Bool,
-        now: UInt64
+        _ stream: Int64?, into base: UnsafeMutablePointer<UInt8>, size: Int, ecn: inout UInt8, accepted: inout Int,
+        sentFin: inout Bool, now: UInt64
     ) -> Int {
         guard let connection else { return 0 }
         guard let stream, let outbox = outboxes[stream] else {
-            return cngtcp2_conn_writev_stream(connection, base, size, &accepted, 0, -1, nil, 0, now)
+            return cngtcp2_conn_writev_stream(connection, &ecn, base, size, &accepted, 0, -1, nil, 0, now)
         }
         return outbox.withUnsent(limit: 16) { pieces, includesFin in
             var vectors = pieces.map {
@@ -748,7 +748,7 @@ package final class QUICConnectionBinding {
             }
             sentFin = includesFin
             let flags = includesFin ? UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) : 0
-            return cngtcp2_conn_writev_stream(connection, base, size, &accepted, flags, stream, &vectors, vectors.count, now)
+            return cngtcp2_conn_writev_stream(connection, &ecn, base, size, &accepted, flags, stream, &vectors, vectors.count, now)
         }
     }
 
@@ -834,8 +834,8 @@ package final class QUICConnectionBinding {
         guard let connection else { return }
         var error = error
         let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
-        _ = output.write(size: size) { base in
-            max(0, cngtcp2_conn_write_connection_close(connection, base, size, &error, now))
+        _ = output.write(size: size) { base, ecn in
+            max(0, cngtcp2_conn_write_connection_close(connection, &ecn, base, size, &error, now))
         }
     }
 

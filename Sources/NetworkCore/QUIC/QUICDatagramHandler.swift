@@ -185,6 +185,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private static func enableReceiveOffload(on channel: Channel) {
         guard let options = channel.syncOptions else { return }
         try? options.setOption(ChannelOptions.maxMessagesPerRead, value: datagramsPerRead)
+        // Each datagram's ECN codepoint, for ngtcp2's ECN validation and congestion signals.
+        ECNCodepoint.enableReading(on: channel)
         guard System.supportsUDPReceiveOffload else { return }
         do {
             try options.setOption(ChannelOptions.datagramReceiveOffload, value: true)
@@ -200,8 +202,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         // With a segment size, several datagrams the kernel coalesced: each but the last is that
         // long, as in a batch sent with `UDP_SEGMENT`.
         let now = Self.now()
+        let ecn = ECNCodepoint.codepoint(envelope.metadata?.ecnState)
         QUICPacketBatcher.Batch(bytes: envelope.data, segmentSize: envelope.metadata?.segmentSize).forEachPacket { datagram in
-            binding?.receive(datagram, from: envelope.remoteAddress, now: now)
+            binding?.receive(datagram, from: envelope.remoteAddress, ecn: ecn, now: now)
         }
     }
 
@@ -348,8 +351,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
 
     /// A datagram of this connection that reached another socket (a QUIC listener's, before
     /// this connection's own socket existed).
-    func receiveForwarded(_ datagram: ByteBuffer, from source: SocketAddress) {
-        binding?.receive(datagram, from: source, now: Self.now())
+    func receiveForwarded(_ datagram: ByteBuffer, from source: SocketAddress, ecn: UInt8 = 0) {
+        binding?.receive(datagram, from: source, ecn: ecn, now: Self.now())
         if source != remote { followPeer() }
         drive()
     }

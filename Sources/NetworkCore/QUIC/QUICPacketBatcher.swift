@@ -14,6 +14,9 @@ struct QUICPacketBatcher {
         var bytes: ByteBuffer
         /// The length of every packet but the last (which may be shorter); nil for one packet.
         var segmentSize: Int?
+        /// The ECN codepoint its packets leave with (RFC 9000, 13.4: what ngtcp2 asks for; 0:
+        /// not ECN-capable).
+        var ecn: UInt8 = 0
 
         /// Calls `body` with each packet of the batch, in order (slices: no copy).
         func forEachPacket(_ body: (ByteBuffer) -> Void) {
@@ -40,6 +43,7 @@ struct QUICPacketBatcher {
         var count: Int
         /// A shorter packet ended it.
         var closed: Bool
+        var ecn: UInt8
     }
 
     /// Whether packets of one size are put together for the kernel to segment: only where they
@@ -71,8 +75,9 @@ struct QUICPacketBatcher {
     var isEmpty: Bool { done.isEmpty && runs.isEmpty }
 
     /// Writes one packet of at most `size` bytes with `body`, which returns the packet's length,
-    /// or 0 or a negative error for none; that result is returned.
-    mutating func write(size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> Int {
+    /// or 0 or a negative error for none, and sets the packet's ECN codepoint; that result is
+    /// returned. Packets of different codepoints never share a batch.
+    mutating func write(size: Int, _ body: (UnsafeMutablePointer<UInt8>, inout UInt8) -> Int) -> Int {
         // Out of the property while written, so the buffer is not shared (no copy).
         var buffer: ByteBuffer
         if let current = storage, current.writableBytes >= size {
@@ -84,13 +89,14 @@ struct QUICPacketBatcher {
         }
         let start = buffer.writerIndex
         var written = 0
+        var ecn: UInt8 = 0
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { destination in
             guard let base = destination.baseAddress else { return 0 }
-            written = body(base.assumingMemoryBound(to: UInt8.self))
+            written = body(base.assumingMemoryBound(to: UInt8.self), &ecn)
             return max(0, written)
         }
         storage = buffer
-        if written > 0 { add(start: start, length: written) }
+        if written > 0 { add(start: start, length: written, ecn: ecn) }
         return written
     }
 
@@ -106,8 +112,8 @@ struct QUICPacketBatcher {
         take().flatMap(\.packets)
     }
 
-    private mutating func add(start: Int, length: Int) {
-        if segments, var current = runs.last, !current.closed, current.count < maximumSegments,
+    private mutating func add(start: Int, length: Int, ecn: UInt8) {
+        if segments, var current = runs.last, !current.closed, current.count < maximumSegments, current.ecn == ecn,
             length <= current.segmentSize, current.length + length <= Self.maximumBatchBytes
         {
             current.length += length
@@ -116,7 +122,7 @@ struct QUICPacketBatcher {
             runs[runs.count - 1] = current
             return
         }
-        runs.append(Run(start: start, length: length, segmentSize: length, count: 1, closed: !segments))
+        runs.append(Run(start: start, length: length, segmentSize: length, count: 1, closed: !segments, ecn: ecn))
     }
 
     /// Nothing more goes into the storage: its runs become batches, and the next packet starts
@@ -130,7 +136,7 @@ struct QUICPacketBatcher {
         for run in runs {
             // (In range: each run was written into this storage.)
             guard let bytes = storage.getSlice(at: run.start, length: run.length) else { continue }
-            done.append(Batch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil))
+            done.append(Batch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn))
         }
     }
 }

@@ -60,7 +60,9 @@ final class QUICPacketWriter {
         var pending = batches[...]
         if let direct, queuedInNIO == 0 {
             while let batch = pending.first {
-                let outcome = batch.bytes.withUnsafeReadableBytes { direct.sendDatagram($0, segmentSize: batch.segmentSize) }
+                let outcome = batch.bytes.withUnsafeReadableBytes {
+                    direct.sendDatagram($0, segmentSize: batch.segmentSize, ecn: batch.ecn, overIPv4: Self.isIPv4(remote))
+                }
                 switch outcome {
                 case .wrote:
                     pending.removeFirst()
@@ -71,7 +73,7 @@ final class QUICPacketWriter {
                     NetworkLog.quic.debug("the path refused segmented packets (errno \(code)): sending them one by one")
                     segments = false
                     pending.removeFirst()
-                    pending = ArraySlice(batch.packets.map { QUICPacketBatcher.Batch(bytes: $0, segmentSize: nil) } + pending)
+                    pending = ArraySlice(batch.packets.map { QUICPacketBatcher.Batch(bytes: $0, segmentSize: nil, ecn: batch.ecn) } + pending)
                     continue
                 case .failed(let code) where Self.dropsPacket(code):
                     // As NIO does: a datagram too large for the path (a path MTU probe), or an
@@ -92,11 +94,19 @@ final class QUICPacketWriter {
                     queuedInNIO += 1
                     promise.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.queuedInNIO -= 1 }
                 }
-                context.write(NIOAny(AddressedEnvelope(remoteAddress: remote, data: packet)), promise: promise)
+                let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(batch.ecn))
+                context.write(NIOAny(AddressedEnvelope(remoteAddress: remote, data: packet, metadata: metadata)), promise: promise)
             }
         }
         context.flush()
         return nil
+    }
+
+    /// IPv4 packets (an IPv4-mapped address on an IPv6 socket too) take their ECN codepoint
+    /// from `IP_TOS`, IPv6 ones from `IPV6_TCLASS`.
+    private static func isIPv4(_ address: SocketAddress) -> Bool {
+        guard case .v6(let v6) = address else { return true }
+        return withUnsafeBytes(of: v6.address.sin6_addr) { $0.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) }
     }
 
     private static func refusesSegments(_ code: Int32) -> Bool {

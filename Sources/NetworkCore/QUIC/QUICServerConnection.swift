@@ -11,28 +11,29 @@ final class QUICServerConnection {
     /// listener finds it when the client moves.
     var connectionIDs: Set<[UInt8]> = []
     private var handler: QUICDatagramHandler?
-    private var waiting: [ByteBuffer] = []
+    /// Datagrams that came before the socket, with their ECN codepoints.
+    private var waiting: [(datagram: ByteBuffer, ecn: UInt8)] = []
     /// Until the handshake is done (or failed): the listener bounds how many are.
     var handshaking = true
 
     /// Datagrams kept while the socket is being set up; more are dropped (QUIC resends).
     static let waitingLimit = 16
 
-    init(remote: SocketAddress, first: ByteBuffer) {
+    init(remote: SocketAddress, first: ByteBuffer, ecn: UInt8) {
         self.remote = remote
-        self.waiting = [first]
+        self.waiting = [(first, ecn)]
     }
 
     /// A datagram that reached the listening socket from the client's address, or (`source`)
     /// one from another address that carries one of the connection's IDs.
-    func deliver(_ datagram: ByteBuffer, from source: SocketAddress? = nil) {
+    func deliver(_ datagram: ByteBuffer, ecn: UInt8, from source: SocketAddress? = nil) {
         if let handler {
-            handler.receiveForwarded(datagram, from: source ?? remote)
+            handler.receiveForwarded(datagram, from: source ?? remote, ecn: ecn)
         } else if source != nil {
             // (Not attached yet: nothing to move.)
             return
         } else if waiting.count < Self.waitingLimit {
-            waiting.append(datagram)
+            waiting.append((datagram, ecn))
         }
     }
 
@@ -46,6 +47,6 @@ final class QUICServerConnection {
         self.handler = handler
         let datagrams = waiting
         waiting = []
-        for datagram in datagrams { handler.receiveForwarded(datagram, from: remote) }
+        for (datagram, ecn) in datagrams { handler.receiveForwarded(datagram, from: remote, ecn: ecn) }
     }
 }

@@ -13,26 +13,41 @@ extension DirectSocket {
     private static let udpSegment: Int32 = 103
 
     /// Sends `bytes` as one datagram, or, with `segmentSize`, as datagrams of that size (the
-    /// last may be shorter), without blocking.
-    package func sendDatagram(_ bytes: UnsafeRawBufferPointer, segmentSize: Int?) -> Outcome {
+    /// last may be shorter), without blocking, with the ECN codepoint `ecn` (the low two bits
+    /// of `IP_TOS` when `overIPv4`, an IPv4-mapped peer of an IPv6 socket too, else of
+    /// `IPV6_TCLASS`; none sent for 0, the socket's default).
+    package func sendDatagram(_ bytes: UnsafeRawBufferPointer, segmentSize: Int?, ecn: UInt8 = 0, overIPv4: Bool = true) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
         var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
         var message = msghdr()
-        // Room for one cmsg with a UInt16 (aligned as the kernel's CMSG_SPACE).
-        let controlSpace = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt64>.stride
+        // Room for two cmsgs of at most 8 bytes of data each (aligned as the kernel's CMSG_SPACE).
+        let space = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt64>.stride
+        let controlSpace = 2 * space
         return withUnsafeMutablePointer(to: &vector) { vectorPointer in
             withUnsafeTemporaryAllocation(byteCount: controlSpace, alignment: MemoryLayout<cmsghdr>.alignment) { control in
                 message.msg_iov = vectorPointer
                 message.msg_iovlen = 1
-                if let segmentSize, let controlBase = control.baseAddress {
+                if let controlBase = control.baseAddress, segmentSize != nil || ecn != 0 {
                     control.initializeMemory(as: UInt8.self, repeating: 0)
-                    let header = controlBase.assumingMemoryBound(to: cmsghdr.self)
-                    header.pointee.cmsg_level = Int32(IPPROTO_UDP)
-                    header.pointee.cmsg_type = Self.udpSegment
-                    header.pointee.cmsg_len = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt16>.size
-                    (controlBase + MemoryLayout<cmsghdr>.stride).storeBytes(of: UInt16(clamping: segmentSize), as: UInt16.self)
+                    var used = 0
+                    if let segmentSize {
+                        let header = (controlBase + used).assumingMemoryBound(to: cmsghdr.self)
+                        header.pointee.cmsg_level = Int32(IPPROTO_UDP)
+                        header.pointee.cmsg_type = Self.udpSegment
+                        header.pointee.cmsg_len = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt16>.size
+                        (controlBase + used + MemoryLayout<cmsghdr>.stride).storeBytes(of: UInt16(clamping: segmentSize), as: UInt16.self)
+                        used += space
+                    }
+                    if ecn != 0 {
+                        let header = (controlBase + used).assumingMemoryBound(to: cmsghdr.self)
+                        header.pointee.cmsg_level = overIPv4 ? Int32(IPPROTO_IP) : Int32(IPPROTO_IPV6)
+                        header.pointee.cmsg_type = overIPv4 ? Int32(IP_TOS) : Int32(IPV6_TCLASS)
+                        header.pointee.cmsg_len = MemoryLayout<cmsghdr>.stride + MemoryLayout<Int32>.size
+                        (controlBase + used + MemoryLayout<cmsghdr>.stride).storeBytes(of: Int32(ecn & 3), as: Int32.self)
+                        used += space
+                    }
                     message.msg_control = controlBase
-                    message.msg_controllen = controlSpace
+                    message.msg_controllen = used
                 }
                 while true {
                     if sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) >= 0 { return .wrote(bytes.count) }

@@ -8,10 +8,12 @@ import Testing
 @Suite("QUIC.PacketBatcher")
 struct QUICPacketBatcherTests {
     /// Writes packets of these lengths (each filled with its index), at most `size` bytes each.
-    static func write(_ lengths: [Int], into batcher: inout QUICPacketBatcher, size: Int = 1_400) {
+    /// `marks`, when given, are the packets' ECN codepoints.
+    static func write(_ lengths: [Int], marks: [UInt8]? = nil, into batcher: inout QUICPacketBatcher, size: Int = 1_400) {
         for (index, length) in lengths.enumerated() {
-            let written = batcher.write(size: size) { base in
+            let written = batcher.write(size: size) { base, ecn in
                 for offset in 0..<length { base[offset] = UInt8(truncatingIfNeeded: index) }
+                ecn = marks?[index] ?? 0
                 return length
             }
             #expect(written == length)
@@ -75,8 +77,8 @@ struct QUICPacketBatcherTests {
     @Test("nothing written (0, or an error) adds no packet; take empties the batcher and the next packets start afresh")
     func nothingWritten() {
         var batcher = QUICPacketBatcher(segments: true)
-        #expect(batcher.write(size: 1_400) { _ in 0 } == 0)
-        #expect(batcher.write(size: 1_400) { _ in -240 } == -240)
+        #expect(batcher.write(size: 1_400) { _, _ in 0 } == 0)
+        #expect(batcher.write(size: 1_400) { _, _ in -240 } == -240)
         #expect(batcher.isEmpty)
         Self.write([1_400, 1_400], into: &batcher)
         let first = batcher.take()
@@ -86,5 +88,16 @@ struct QUICPacketBatcherTests {
         // The first take's buffers are unchanged by later writes.
         #expect(second.map { Array($0.readableBytesView) } == Self.expected([1_400]))
         #expect(Self.packets(first) == Self.expected([1_400, 1_400]))
+    }
+
+    @Test("packets of another ECN codepoint start a new batch; each batch carries its packets' codepoint")
+    func ecnSplitsBatches() {
+        var batcher = QUICPacketBatcher(segments: true)
+        let lengths = [1_400, 1_400, 1_400, 1_400, 1_400]
+        Self.write(lengths, marks: [2, 2, 0, 0, 2], into: &batcher)
+        let batches = batcher.take()
+        #expect(batches.map(\.ecn) == [2, 0, 2])
+        #expect(batches.map { $0.packets.count } == [2, 2, 1])
+        #expect(Self.packets(batches) == Self.expected(lengths))
     }
 }
