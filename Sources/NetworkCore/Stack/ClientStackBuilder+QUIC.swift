@@ -27,8 +27,8 @@ extension ClientStackBuilder {
         let connected = bindAndConnect(bootstrap, attempt: attempt, local: local, ownSocket: true)
         let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             QUICStack.startClient(
-                // (A local address the parameters ask for stays.)
-                on: channel, descriptor: attempt.descriptor, followsPaths: local == nil, settings: settings, hostName: hostName, quic: quic,
+                // (A local address or an interface the parameters ask for stays.)
+                on: channel, descriptor: attempt.descriptor, followsPaths: local == nil && interfaceIndex == nil, settings: settings, hostName: hostName, quic: quic,
                 carriesDatagrams: carriesDatagrams, earlyData: initialData,
                 // (The stream sends them, as 0-RTT data or after the handshake: Fast Open's rule.)
                 tookEarlyData: { attempt.wroteInitialData = true }

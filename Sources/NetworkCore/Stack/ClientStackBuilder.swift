@@ -29,7 +29,7 @@ struct ClientStackBuilder: Sendable {
     /// When establishment began, for what is left of the connection timeout.
     private let establishmentStarted: NIODeadline
     /// The interface the socket is bound to (`requiredInterface`), if any.
-    private let interfaceIndex: Int?
+    let interfaceIndex: Int?
     /// The flow's name, for log lines.
     private let logMetadata: Logger.Metadata
 
