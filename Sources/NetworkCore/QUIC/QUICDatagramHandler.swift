@@ -170,6 +170,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
             return
         }
         binding?.segmentsPackets = writer.segments
+        writer.toleratesRefusals = binding?.role.isClient == false
         // The socket is read all the time, whatever the flow above asks for.
         context.read()
         drive()
@@ -221,7 +222,10 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable on a connected socket: nobody answers there.
+        // ICMP port unreachable on a connected socket: nobody answers there. A server's client
+        // may have moved on, and its old address refuses what was still sent there (a forged
+        // ICMP message could end the connection too): the idle timeout judges a server's client.
+        if let error = error as? IOError, error.errnoCode == ECONNREFUSED, writer.toleratesRefusals { return }
         if let error = error as? IOError {
             end(.posix(error.errnoCode))
         } else {

@@ -24,6 +24,9 @@ final class QUICPacketWriter {
 
     /// Whether batches of several packets can be sent (straight to the socket only).
     private(set) var segments = false
+    /// A server's connection: a refused packet (ICMP port unreachable from an address its
+    /// client left) is dropped, as a lost one would be, rather than ending the connection.
+    var toleratesRefusals = false
 
     /// Packets go to `descriptor` (duplicated here) from now on; segmentation is on where the
     /// system has it.
@@ -75,7 +78,7 @@ final class QUICPacketWriter {
                     pending.removeFirst()
                     pending = ArraySlice(batch.packets.map { QUICPacketBatcher.Batch(bytes: $0, segmentSize: nil, ecn: batch.ecn) } + pending)
                     continue
-                case .failed(let code) where Self.dropsPacket(code):
+                case .failed(let code) where Self.dropsPacket(code) || (code == ECONNREFUSED && toleratesRefusals):
                     // As NIO does: a datagram too large for the path (a path MTU probe), or an
                     // unreachable host for now; QUIC's loss recovery takes it from there.
                     pending.removeFirst()
