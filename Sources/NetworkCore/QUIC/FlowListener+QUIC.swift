@@ -8,8 +8,8 @@ import NetworkSystem
 
 /// A QUIC listener: one UDP socket that only ever sees clients' first packets. Each accepted
 /// connection gets a socket of its own, bound to the listener's port (and the address the client
-/// wrote to) and connected to the
-/// client (the kernel prefers a connected socket for its client's datagrams), with the same
+/// wrote to) and connected to the client (the kernel prefers a connected socket for its client's
+/// datagrams), with the same
 /// handler a client connection uses; each stream the client opens becomes a flow for the
 /// listener's new-connection handler.
 extension FlowListener {
@@ -123,7 +123,7 @@ extension FlowListener {
         let bound = NIOLoopBound(connection, eventLoop: eventLoop)
         channel.closeFuture.whenComplete { _ in
             let connection = bound.value
-            if self.quicConnections[connection.remote] === connection { self.quicConnections[connection.remote] = nil }
+            self.forgetAddress(of: connection)
             for identifier in connection.connectionIDs where self.quicConnectionIDs[identifier] === connection {
                 self.quicConnectionIDs[identifier] = nil
             }
@@ -172,7 +172,7 @@ extension FlowListener {
         }
         handler.onPeerMove = { address in
             let connection = bound.value
-            if self.quicConnections[connection.remote] === connection { self.quicConnections[connection.remote] = nil }
+            self.forgetAddress(of: connection)
             connection.moved(to: address)
             // (A connection already there keeps its place; this one is found by its IDs.)
             if self.quicConnections[address] == nil { self.quicConnections[address] = connection }
@@ -187,6 +187,11 @@ extension FlowListener {
             return
         }
         connection.attach(handler)
+    }
+
+    /// Drops the entry for `connection`'s client address, unless another connection has it now.
+    private func forgetAddress(of connection: QUICServerConnection) {
+        if quicConnections[connection.remote] === connection { quicConnections[connection.remote] = nil }
     }
 
     /// Keeps the listener's index of connection IDs up to date (on the loop).

@@ -529,6 +529,15 @@ package final class QUICConnectionBinding {
     }
 
     private func received(stream: Int64, data: UnsafePointer<UInt8>?, length: Int, isFinal: Bool) {
+        // The stream's data of a read burst becomes one event: one buffer, and one trip up the
+        // stream's pipeline, rather than one per packet.
+        if case .streamData(stream, var bytes, false)? = events.last {
+            events.removeLast()
+            // (Unique now, so it grows in place.)
+            if let data, length > 0 { bytes.writeBytes(UnsafeRawBufferPointer(start: data, count: length)) }
+            events.append(.streamData(id: stream, bytes: bytes, isFinal: isFinal))
+            return
+        }
         var bytes = allocator.buffer(capacity: length)
         if let data, length > 0 { bytes.writeBytes(UnsafeRawBufferPointer(start: data, count: length)) }
         events.append(.streamData(id: stream, bytes: bytes, isFinal: isFinal))
@@ -743,12 +752,17 @@ package final class QUICConnectionBinding {
             return cngtcp2_conn_writev_stream(connection, &ecn, base, size, &accepted, 0, -1, nil, 0, now)
         }
         return outbox.withUnsent(limit: 16) { pieces, includesFin in
-            var vectors = pieces.map {
-                ngtcp2_vec(base: UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress), len: $0.count)
-            }
             sentFin = includesFin
             let flags = includesFin ? UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) : 0
-            return cngtcp2_conn_writev_stream(connection, &ecn, base, size, &accepted, flags, stream, &vectors, vectors.count, now)
+            return withUnsafeTemporaryAllocation(of: ngtcp2_vec.self, capacity: max(1, pieces.count)) { vectors in
+                for (index, piece) in pieces.enumerated() {
+                    vectors.initializeElement(
+                        at: index,
+                        to: ngtcp2_vec(base: UnsafeMutablePointer(mutating: piece.bindMemory(to: UInt8.self).baseAddress), len: piece.count))
+                }
+                return cngtcp2_conn_writev_stream(
+                    connection, &ecn, base, size, &accepted, flags, stream, vectors.baseAddress, pieces.count, now)
+            }
         }
     }
 

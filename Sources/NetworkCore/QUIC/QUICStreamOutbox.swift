@@ -35,22 +35,25 @@ struct QUICStreamOutbox {
 
     /// Calls `body` with the unsent bytes as up to `limit` contiguous pieces (views into the
     /// chunks kept here, valid for as long as the chunks are) and whether the end of the stream
-    /// follows them.
-    func withUnsent<Result>(limit: Int, _ body: ([UnsafeRawBufferPointer], _ includesFin: Bool) -> Result) -> Result {
-        var pieces: [UnsafeRawBufferPointer] = []
-        var covered = sentOffset
-        for chunk in chunks where pieces.count < limit {
-            let end = chunk.offset + UInt64(chunk.bytes.readableBytes)
-            guard end > covered else { continue }
-            let skip = Int(covered - chunk.offset)
-            // The chunk is never written to and is kept until acknowledged, so its storage
-            // outlives the pointer handed to ngtcp2 (the same assumption NIO's vector writes make).
-            chunk.bytes.withUnsafeReadableBytes { whole in
-                pieces.append(UnsafeRawBufferPointer(rebasing: whole[skip...]))
+    /// follows them. (The pieces live on the stack: this runs once per packet.)
+    func withUnsent<Result>(limit: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>, _ includesFin: Bool) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: max(1, limit)) { storage in
+            var count = 0
+            var covered = sentOffset
+            for chunk in chunks where count < limit {
+                let end = chunk.offset + UInt64(chunk.bytes.readableBytes)
+                guard end > covered else { continue }
+                let skip = Int(covered - chunk.offset)
+                // The chunk is never written to and is kept until acknowledged, so its storage
+                // outlives the pointer handed to ngtcp2 (the same assumption NIO's vector writes make).
+                chunk.bytes.withUnsafeReadableBytes { whole in
+                    storage.initializeElement(at: count, to: UnsafeRawBufferPointer(rebasing: whole[skip...]))
+                }
+                count += 1
+                covered = end
             }
-            covered = end
+            return body(UnsafeBufferPointer(rebasing: storage[..<count]), finQueued && !finSent && covered == queuedEnd)
         }
-        return body(pieces, finQueued && !finSent && covered == queuedEnd)
     }
 
     /// ngtcp2 took `count` bytes from the front of the unsent ones, and the end of the stream
