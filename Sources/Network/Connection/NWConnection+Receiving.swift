@@ -78,7 +78,7 @@ extension NWConnection {
                     identifier: NWProtocolWebSocket.definition.name, received: NWProtocolWebSocket.Metadata(received: webSocket))
             } else if isDatagram {
                 context = NWConnection.ContentContext(
-                    identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()])
+                    identifier: "Datagram", metadata: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata.received(message)])
             } else {
                 context = isFinal ? .finalMessage : .defaultMessage
             }

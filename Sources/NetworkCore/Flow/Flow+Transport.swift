@@ -79,7 +79,7 @@ extension Flow {
     /// A datagram for this flow arrived on a listener's shared socket. Returns false when the
     /// flow's buffer is full and the datagram was dropped.
     @discardableResult
-    package func deliverSharedDatagram(_ buffer: ByteBuffer) -> Bool {
+    package func deliverSharedDatagram(_ buffer: ByteBuffer, facts: ReceivedDatagramFacts? = nil) -> Bool {
         eventLoop.preconditionInEventLoop()
         // A listener peer cannot slow its sender down: what the application has not read yet
         // is bounded by count and by bytes, and the rest dropped, as a full socket buffer would.
@@ -89,18 +89,19 @@ extension Flow {
             receives.bufferedBytes + (peer.framers?.heldBytes ?? 0) + buffer.readableBytes <= Self.streamHighWater
         else { return false }
         guard machine.state != .cancelled else { return false }
-        deliverPeerMessages(peer.receive(buffer))
+        deliverPeerMessages(peer.receive(buffer), facts: facts)
         return true
     }
 
     /// Hands a listener peer's messages (its datagrams, or what its DTLS session decrypted) to
-    /// its framers or to the receives, then the session's end if it ended.
-    func deliverPeerMessages(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?)) {
+    /// its framers or to the receives, then the session's end if it ended. `facts` are those of
+    /// the datagram the messages came in, reported with a plain datagram.
+    func deliverPeerMessages(_ received: (messages: [ByteBuffer], end: GnuTLSSession.End?), facts: ReceivedDatagramFacts? = nil) {
         let framers: PeerFramers?
         if case .shared(let peer) = transport { framers = peer.framers } else { framers = nil }
         for message in received.messages {
             guard let framers else {
-                receivedPeerMessage(FramedMessage(bytes: message, metadata: nil))
+                receivedPeerMessage(FramedMessage(bytes: message, metadata: facts))
                 continue
             }
             framers.received(message)

@@ -9,12 +9,15 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
     typealias InboundIn = Message
 
     private var link: Link
+    /// Datagrams are stamped with the time they were read (`shouldCalculateReceiveTime`).
+    private let stampsReceiveTime: Bool
     /// The message layer right below (a framer, WebSocket), once joined (`join`): the flow
     /// writes its messages to it directly.
     private(set) var messageLayer: (any FlowMessageLayer)?
 
-    init(flow: Flow) {
+    init(flow: Flow, stampsReceiveTime: Bool = false) {
         self.link = Link(flow)
+        self.stampsReceiveTime = stampsReceiveTime
     }
 
     private var flow: Flow? { link.flow }
@@ -29,6 +32,9 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
         let message = Self.unwrapInboundIn(data)
         if let framed = message as? FramedMessage {
             flow.transportReadMessage(framed, channel: context.channel)
+        } else if let facts = ReceivedDatagramFacts.of(message.datagramMetadata, stamped: stampsReceiveTime) {
+            // (The datagram's ECN marking or receive time, for its IP metadata.)
+            flow.transportReadMessage(FramedMessage(bytes: message.payload, metadata: facts), channel: context.channel)
         } else {
             flow.transportRead(message.payload, channel: context.channel)
         }
@@ -83,6 +89,12 @@ extension FlowChannelHandler: FramedMessageReceiver where Message == FramedMessa
 /// What a flow's pipeline delivers: stream bytes or datagrams.
 protocol FlowInboundMessage {
     var payload: ByteBuffer { get }
+    /// What the socket said about a datagram (its ECN codepoint); nil for anything else.
+    var datagramMetadata: AddressedEnvelope<ByteBuffer>.Metadata? { get }
+}
+
+extension FlowInboundMessage {
+    var datagramMetadata: AddressedEnvelope<ByteBuffer>.Metadata? { nil }
 }
 
 extension ByteBuffer: FlowInboundMessage {
@@ -95,4 +107,5 @@ extension FramedMessage: FlowInboundMessage {
 
 extension AddressedEnvelope: FlowInboundMessage where DataType == ByteBuffer {
     var payload: ByteBuffer { data }
+    var datagramMetadata: AddressedEnvelope<ByteBuffer>.Metadata? { metadata }
 }

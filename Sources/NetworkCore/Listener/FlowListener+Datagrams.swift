@@ -10,10 +10,15 @@ import NetworkDNS
 
 /// A datagram listener's peers: one flow per remote address on the shared socket.
 extension FlowListener {
+    /// Peers' datagrams are stamped with the time they were read (`shouldCalculateReceiveTime`).
+    private var stampsReceiveTime: Bool { configuration.child.ip.shouldCalculateReceiveTime }
+
     func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
         let remote = envelope.remoteAddress
+        // (A DTLS record's marking is not reported: its datagram is not the message.)
+        let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(envelope.metadata, stamped: stampsReceiveTime) : nil
         if let flow = peers[remote] {
-            flow.deliverSharedDatagram(envelope.data)
+            flow.deliverSharedDatagram(envelope.data, facts: facts)
             return
         }
         guard state == .ready, let handler = newFlowHandler else { return }
@@ -70,7 +75,7 @@ extension FlowListener {
         }
         peers.insert(flow, number: number, for: remote, now: now)
         logPeerEvent(.debug, "new datagram peer C\(flow.logID) from \(remote.logText)")
-        flow.deliverSharedDatagram(envelope.data)
+        flow.deliverSharedDatagram(envelope.data, facts: facts)
         handler(flow, remote)
     }
 

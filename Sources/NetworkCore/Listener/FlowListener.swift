@@ -264,8 +264,9 @@ package final class FlowListener: @unchecked Sendable {
                 .applying(options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // (And each datagram's ECN codepoint, which ngtcp2 counts from the first.)
-                    if isQUIC { ECNCodepoint.enableReading(on: channel) }
+                    // And each datagram's ECN codepoint: ngtcp2 counts them from the first, and
+                    // a plain datagram reports it in its IP metadata.
+                    ECNCodepoint.enableReading(on: channel)
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }

@@ -28,13 +28,12 @@ enum ECNCodepoint {
 
     /// Asks the kernel for each datagram's codepoint on `channel`: NIO's option reads
     /// `IPV6_TCLASS` on an IPv6 socket, which IPv4 datagrams reaching a dual-stack socket do not
-    /// carry; their TOS comes with `IP_RECVTOS`, set here too (NIO reads either message).
+    /// carry; their TOS comes with `IP_RECVTOS`, set here too whatever the family (the socket
+    /// may not be bound yet; NIO reads either message).
     static func enableReading(on channel: Channel) {
         guard let options = channel.syncOptions else { return }
         try? options.setOption(ChannelOptions.explicitCongestionNotification, value: true)
-        if case .v6? = channel.localAddress {
-            try? options.setOption(
-                ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_IP), name: IP_RECVTOS), value: 1)
-        }
+        try? options.setOption(
+            ChannelOptions.Types.SocketOption(level: SocketOptionLevel(IPPROTO_IP), name: IP_RECVTOS), value: 1)
     }
 }

@@ -286,11 +286,17 @@ struct ClientStackBuilder: Sendable {
         _ attempt: ConnectionAttempt, options: [SocketOptionSetting], local: SocketAddress?
     ) -> EventLoopFuture<Channel> {
         let framed = !configuration.framers.isEmpty
+        // Plain datagrams report their ECN codepoint (and, when asked, their receive time) in
+        // their IP metadata.
+        let plain = !framed && configuration.tls == nil
+        let stamped = configuration.ip.shouldCalculateReceiveTime
         let bootstrap = datagramBootstrap(attempt, options: options) { channel, flow in
             if framed {
                 try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
             } else {
-                try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow))
+                if plain { ECNCodepoint.enableReading(on: channel) }
+                try channel.pipeline.syncOperations.addHandler(
+                    FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow, stampsReceiveTime: plain && stamped))
             }
         }
         let connected = bindAndConnect(bootstrap, attempt: attempt, local: local)

@@ -9,7 +9,7 @@ protocol ChannelMessageDecoding: MessageProtocol {
 
 extension UDP: ChannelMessageDecoding {
     func message(from received: ChannelCore.Received) throws -> Message<Data> {
-        (received.data, Metadata(other: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata()]))
+        (received.data, Metadata(other: [NWProtocolUDP.Metadata(), NWProtocolIP.Metadata.received(received.message)]))
     }
 }
 
