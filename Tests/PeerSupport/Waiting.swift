@@ -87,7 +87,7 @@ public final class Recorder<T: Sendable>: Sendable {
     public func wait(
         _ what: String, timeout: Double = 10, until predicate: @escaping @Sendable ([T]) -> Bool
     ) async throws -> [T] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[T], any Error>) in
+        let values = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[T], any Error>) in
             let (immediate, id): ([T]?, Int) = state.withLock { state in
                 if predicate(state.values) { return (state.values, -1) }
                 let id = state.nextID
@@ -112,6 +112,12 @@ public final class Recorder<T: Sendable>: Sendable {
                 }
             }
         }
+        // When `append` resumed a waiter that had suspended, the hand-over went through the
+        // concurrency runtime, which ThreadSanitizer does not see (swiftlang/swift#57803): what
+        // the appending thread wrote before `append` (a received message's context, say) would
+        // look unordered with the waiter's reads. Taking the lock once more orders them.
+        state.withLock { _ in }
+        return values
     }
 
     /// Waits until at least `count` values were recorded and returns them all.
