@@ -24,7 +24,7 @@ extension NWConnection {
         if flow.transportKind.carriesDatagrams {
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self))
+                completion: DatagramSendCompletion(completion, connection: self), ecn: datagramECN(contentContext))
         }
         flow.send(
             data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -50,11 +50,22 @@ extension NWConnection {
         if flow.transportKind.carriesDatagrams {
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self))
+                completion: DatagramSendCompletion(completion, connection: self), ecn: datagramECN(contentContext))
         }
         flow.send(
             bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
             completion: flowCompletion(completion))
+    }
+
+    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0. The
+    /// codepoint travels as a per-datagram control message that sets the whole TOS / traffic
+    /// class byte, so on a connection with a service class it would also clear the class's DSCP:
+    /// there the class wins and the marking is not applied (docs/data-path.md).
+    private func datagramECN(_ context: NWConnection.ContentContext) -> UInt8 {
+        guard let ip = context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata else { return 0 }
+        let ecn = ip.ecn.codepoint
+        guard ecn != 0, parameters.serviceClass == .bestEffort else { return 0 }
+        return ecn
     }
 
     /// The engine's completion for a send's `completion`: it hands the handler to the queue.

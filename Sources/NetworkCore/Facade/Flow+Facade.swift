@@ -30,12 +30,15 @@ extension Flow {
     /// Sends on a datagram flow (see `send(_:isComplete:closesWrite:completion:)`). The bytes stay
     /// in `data` until the loop copies them, with the rest of their hop's, into one buffer; the
     /// completion is settled with the other datagrams of its flush (`FlowDatagramCompletion`).
+    /// `ecn`, when not 0, is the datagram's ECN codepoint on the wire (plain datagrams only).
     package func send(
-        datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: (any FlowDatagramCompletion)?
+        datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: (any FlowDatagramCompletion)?,
+        ecn: UInt8 = 0
     ) {
         var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite)
         send.uncopied = data
         send.datagramCompletion = completion
+        send.ecn = ecn
         submit(datagram: send)
     }
 
@@ -43,10 +46,11 @@ extension Flow {
     /// `send(datagram:isComplete:closesWrite:completion:)`.
     package func send<Content: DataProtocol>(
         datagramBytes content: Content?, isComplete: Bool, closesWrite: Bool,
-        completion: (any FlowDatagramCompletion)?
+        completion: (any FlowDatagramCompletion)?, ecn: UInt8 = 0
     ) {
         var send = FlowSend(data: Self.copy(content), isComplete: isComplete, closesWrite: closesWrite)
         send.datagramCompletion = completion
+        send.ecn = ecn
         submit(datagram: send)
     }
 

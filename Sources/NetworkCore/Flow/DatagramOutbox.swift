@@ -24,12 +24,15 @@ package struct DatagramOutbox {
         package let isDatagram: Bool
         package var completion: (any FlowDatagramCompletion)?
         package var error: FlowError?
+        /// The datagram's ECN codepoint (`FlowSend.ecn`).
+        package let ecn: UInt8
 
-        package init(datagram: ByteBuffer?, completion: (any FlowDatagramCompletion)?, error: FlowError? = nil) {
+        package init(datagram: ByteBuffer?, completion: (any FlowDatagramCompletion)?, error: FlowError? = nil, ecn: UInt8 = 0) {
             self.datagram = datagram
             self.isDatagram = datagram != nil
             self.completion = completion
             self.error = error
+            self.ecn = ecn
         }
     }
 

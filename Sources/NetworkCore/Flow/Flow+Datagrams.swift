@@ -82,8 +82,8 @@ extension Flow {
                 guard let datagram = entries[index].datagram else { continue }
                 entries[index].datagram = nil
                 writeDatagram(
-                    datagram, message: entries[index].completion?.framerMessage, to: channel, transport: transport,
-                    promise: index == holder ? promise : nil)
+                    datagram, message: entries[index].completion?.framerMessage, ecn: entries[index].ecn, to: channel,
+                    transport: transport, promise: index == holder ? promise : nil)
             }
             promises.append(promise)
         }
@@ -118,18 +118,23 @@ extension Flow {
     }
 
     private func writeDatagram(
-        _ datagram: ByteBuffer, message: (any AnyObject & Sendable)?, to channel: Channel, transport: FlowTransport,
-        promise: EventLoopPromise<Void>?
+        _ datagram: ByteBuffer, message: (any AnyObject & Sendable)?, ecn: UInt8, to channel: Channel,
+        transport: FlowTransport, promise: EventLoopPromise<Void>?
     ) {
         if case .shared(let peer) = transport {
             // (Through the peer's framers, if it has some.)
-            peer.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+            peer.write(FramedMessage(bytes: datagram, metadata: message), ecn: ecn, promise: promise)
         } else if let messageLayer {
             // The layer below (a framer, WebSocket) takes the message, in a direct call.
             messageLayer.send(FramedMessage(bytes: datagram, metadata: message), promise: promise)
         } else if isFramed {
             // Through the pipeline to the layer below (not joined yet).
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
+        } else if ecn != 0, let remote = channel.remoteAddress {
+            // The codepoint rides with the datagram as a control message (`IP_TOS` or
+            // `IPV6_TCLASS`); the channel is connected to `remote`.
+            let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(ecn))
+            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), promise: promise)
         } else {
             channel.write(datagram, promise: promise)
         }

@@ -109,7 +109,7 @@ extension Flow {
             NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
             report.sentBytes += UInt64(datagram.readableBytes)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
-            datagramOutbox.append(DatagramOutbox.Entry(datagram: datagram, completion: send.datagramCompletion))
+            datagramOutbox.append(DatagramOutbox.Entry(datagram: datagram, completion: send.datagramCompletion, ecn: send.ecn))
             needsFlush = true
         }
     }

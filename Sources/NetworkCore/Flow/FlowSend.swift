@@ -28,6 +28,9 @@ package struct FlowSend: Sendable {
     package var closesWrite: Bool
     /// Its bytes count in the send budget until the loop writes them.
     package var counted = false
+    /// A datagram's ECN codepoint for its IP header (RFC 3168: 1 ECT(1), 2 ECT(0), 3 CE); 0
+    /// leaves it as the socket has it.
+    package var ecn: UInt8 = 0
 
     package init(data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: Flow.SendCompletion? = nil) {
         self.bytes = data.map { .buffer($0) } ?? .none

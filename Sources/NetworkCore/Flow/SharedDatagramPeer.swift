@@ -33,18 +33,20 @@ final class SharedDatagramPeer: @unchecked Sendable {
     }
 
     /// Sends one message to the peer: through its framers when it has some (what they write
-    /// for it leaving as one datagram), else as one datagram.
-    func write(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
-        guard let framers else { return writeDatagram(message.bytes, promise: promise) }
+    /// for it leaving as one datagram), else as one datagram, with `ecn` as its ECN codepoint.
+    func write(_ message: FramedMessage, ecn: UInt8 = 0, promise: EventLoopPromise<Void>?) {
+        guard let framers else { return writeDatagram(message.bytes, ecn: ecn, promise: promise) }
         framers.send(message, promise: promise)
     }
 
-    /// Sends one datagram (sealed into a record under DTLS) to the peer.
-    func writeDatagram(_ datagram: ByteBuffer, promise: EventLoopPromise<Void>?) {
+    /// Sends one datagram (sealed into a record under DTLS) to the peer; a plain one with `ecn`
+    /// as its ECN codepoint (a control message) when it is not 0.
+    func writeDatagram(_ datagram: ByteBuffer, ecn: UInt8 = 0, promise: EventLoopPromise<Void>?) {
         if let dtls {
             dtls.send(datagram, promise: promise)
         } else {
-            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram), promise: promise)
+            let metadata = ecn == 0 ? nil : AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(ecn))
+            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), promise: promise)
         }
     }
 

@@ -122,3 +122,129 @@ extension BehaviourTests {
         }
     }
 }
+
+extension BehaviourTests.PacketMetadata {
+    /// What a `report` peer saw: the TOS / traffic-class byte of each datagram, by payload.
+    static func reported(_ peer: PeerProcess, count: Int) async throws -> [String: Int] {
+        try await peer.waitForOutput(containing: "got ", occurrences: count)
+        var seen: [String: Int] = [:]
+        for line in String(decoding: peer.standardOutput, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 3, words[0] == "got", let tos = Int(words[1]) else { continue }
+            seen[String(words[2])] = tos
+        }
+        return seen
+    }
+
+    static func reportingPeer(family: String, count: Int, hello port: UInt16? = nil) async throws -> (PeerProcess, UInt16)? {
+        guard let peer = try peer(["report", family, "\(count)"] + (port.map { ["\($0)"] } ?? [])) else { return nil }
+        try await peer.waitForOutput(containing: "\n")
+        let words = String(decoding: peer.standardOutput, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard words.count >= 2, let port = UInt16(words[1]) else {
+            peer.stop()
+            Issue.record("peer said \(words)")
+            return nil
+        }
+        return (peer, port)
+    }
+
+    /// Waits for the `report` peer to read every datagram of `sent` and checks the whole TOS
+    /// byte of each: the ECN bits asked for, and no DSCP (no service class anywhere).
+    static func expectSentMarks(_ peer: PeerProcess) async throws {
+        let seen = try await reported(peer, count: sent.count)
+        for (name, ecn) in sent {
+            #expect(seen[name] == Int((ecn ?? .nonECT).codepointForTest), "\(name): the peer read TOS \(String(describing: seen[name]))")
+        }
+    }
+
+    static func context(_ name: String, ecn: NWProtocolIP.ECN?) -> NWConnection.ContentContext {
+        guard let ecn else { return .defaultMessage }
+        let ip = NWProtocolIP.Metadata()
+        ip.ecn = ecn
+        return NWConnection.ContentContext(identifier: name, metadata: [ip])
+    }
+
+    static let sent: [(name: String, ecn: NWProtocolIP.ECN?)] = [
+        ("ect0", .ect0), ("ect1", .ect1), ("ce", .ce), ("none", .nonECT), ("plain", nil), ("ect0-again", .ect0),
+    ]
+
+    @Test("ecn on a send's IP metadata reaches the wire, one datagram at a time, over IPv4 and IPv6", arguments: ["4", "6"])
+    func sendMarksReachTheWire(family: String) async throws {
+        guard let (peer, port) = try await Self.reportingPeer(family: family, count: Self.sent.count) else { return }
+        defer { peer.stop() }
+        let probe = Probe(port: port, parameters: .udp, host: family == "6" ? "::1" : "127.0.0.1")
+        try await probe.startAndWaitReady()
+        for (name, ecn) in Self.sent {
+            #expect(try await probe.send(Array(name.utf8), context: Self.context(name, ecn: ecn)) == nil)
+        }
+        try await Self.expectSentMarks(peer)
+        try await probe.cancelAndWait()
+    }
+
+    @Test("a batch of marked and plain datagrams keeps each one's marking")
+    func batchKeepsMarks() async throws {
+        guard let (peer, port) = try await Self.reportingPeer(family: "4", count: Self.sent.count) else { return }
+        defer { peer.stop() }
+        let probe = Probe(port: port, parameters: .udp)
+        try await probe.startAndWaitReady()
+        let done = Recorder<NWError?>()
+        probe.connection.batch {
+            for (name, ecn) in Self.sent {
+                probe.connection.send(content: Data(name.utf8), contentContext: Self.context(name, ecn: ecn), completion: .contentProcessed { done.append($0) })
+            }
+        }
+        #expect(try await done.wait(count: Self.sent.count, "send completions").allSatisfy { $0 == nil })
+        try await Self.expectSentMarks(peer)
+        try await probe.cancelAndWait()
+    }
+
+    @Test("on a connection with a service class the class's DSCP stays: the marking is not applied")
+    func serviceClassWins() async throws {
+        guard let (peer, port) = try await Self.reportingPeer(family: "4", count: 2) else { return }
+        defer { peer.stop() }
+        let parameters = NWParameters.udp
+        parameters.serviceClass = .interactiveVoice
+        let probe = Probe(port: port, parameters: parameters)
+        try await probe.startAndWaitReady()
+        #expect(try await probe.send(Array("ce".utf8), context: Self.context("ce", ecn: .ce)) == nil)
+        #expect(try await probe.send(Array("plain".utf8)) == nil)
+        let seen = try await Self.reported(peer, count: 2)
+        // EF (46) << 2: the socket's class on both.
+        #expect(seen["ce"] == 0xB8, "the peer read TOS \(String(describing: seen["ce"]))")
+        #expect(seen["plain"] == 0xB8, "the peer read TOS \(String(describing: seen["plain"]))")
+        try await probe.cancelAndWait()
+    }
+
+    /// Over IPv6: the listener's socket is a dual-stack IPv6 one, and NIO writes the codepoint
+    /// as `IPV6_TCLASS`, which the kernel does not apply to IPv4 peers (docs/data-path.md).
+    @Test("a UDP listener's connection marks its replies to an IPv6 peer")
+    func listenerRepliesMarked() async throws {
+        let queue = DispatchQueue(label: "marking-listener")
+        let listener = try ListenerProbe(parameters: .udp) { connection in
+            connection.start(queue: queue)
+            connection.receiveMessage { _, _, _, _ in
+                for (name, ecn) in Self.sent {
+                    connection.send(content: Data(name.utf8), contentContext: Self.context(name, ecn: ecn), completion: .idempotent)
+                }
+            }
+        }
+        let listenerPort = try await listener.startAndWaitReady()
+        guard let (peer, _) = try await Self.reportingPeer(family: "6", count: Self.sent.count, hello: listenerPort) else { return }
+        defer { peer.stop() }
+        try await Self.expectSentMarks(peer)
+        for connection in listener.connections.values { connection.cancel() }
+        try await listener.cancelAndWait()
+    }
+}
+
+extension NWProtocolIP.ECN {
+    /// RFC 3168's two bits, written out here rather than taken from the module.
+    var codepointForTest: UInt8 {
+        switch self {
+        case .nonECT: 0
+        case .ect1: 1
+        case .ect0: 2
+        case .ce: 3
+        }
+    }
+}
