@@ -130,10 +130,9 @@ extension Flow {
         } else if isFramed {
             // Through the pipeline to the layer below (not joined yet).
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
-        } else if ecn != 0, let remote = channel.remoteAddress {
+        } else if let metadata = ECNCodepoint.writeMetadata(ecn), let remote = channel.remoteAddress {
             // The codepoint rides with the datagram as a control message (`IP_TOS` or
             // `IPV6_TCLASS`); the channel is connected to `remote`.
-            let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(ecn))
             channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), promise: promise)
         } else {
             channel.write(datagram, promise: promise)

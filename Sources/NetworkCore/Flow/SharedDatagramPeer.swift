@@ -45,8 +45,7 @@ final class SharedDatagramPeer: @unchecked Sendable {
         if let dtls {
             dtls.send(datagram, promise: promise)
         } else {
-            let metadata = ecn == 0 ? nil : AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(ecn))
-            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), promise: promise)
+            channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: ECNCodepoint.writeMetadata(ecn)), promise: promise)
         }
     }
 

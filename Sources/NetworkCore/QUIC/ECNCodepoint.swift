@@ -26,6 +26,12 @@ enum ECNCodepoint {
         }
     }
 
+    /// What a plain datagram is written with so that it leaves with `codepoint` (a per-datagram
+    /// control message); nil for 0, which leaves the IP header as the socket has it.
+    static func writeMetadata(_ codepoint: UInt8) -> AddressedEnvelope<ByteBuffer>.Metadata? {
+        codepoint == 0 ? nil : AddressedEnvelope<ByteBuffer>.Metadata(ecnState: state(codepoint))
+    }
+
     /// Asks the kernel for each datagram's codepoint on `channel`: NIO's option reads
     /// `IPV6_TCLASS` on an IPv6 socket, which IPv4 datagrams reaching a dual-stack socket do not
     /// carry; their TOS comes with `IP_RECVTOS`, set here too whatever the family (the socket
