@@ -3,7 +3,10 @@ import PackageDescription
 
 // The libFuzzer executable (Fuzz/README.md) exists only when NETWORK_FUZZ is set, so a normal
 // build never compiles it; the fuzz bodies (NetworkFuzzing) and the corpus replay test always build.
-let fuzzing = Context.environment["NETWORK_FUZZ"].map { !$0.isEmpty && $0 != "0" } ?? false
+// NETWORK_FUZZ=replay builds it without libFuzzer, to replay files (a crash's input) in a debugger.
+let fuzzMode = Context.environment["NETWORK_FUZZ"] ?? ""
+let fuzzing = !fuzzMode.isEmpty && fuzzMode != "0"
+let libFuzzer = fuzzing && fuzzMode != "replay"
 
 // Layering (see ARCHITECTURE.md): Network (public API) -> NetworkCore (engine) -> NetworkSystem (Linux),
 // with the leaf modules NetworkDNS and NetworkPAC (PAC scripts, resolving through NetworkDNS) beside it.
@@ -184,6 +187,23 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-if fuzzing {
+if libFuzzer {
+    // libFuzzer's coverage instrumentation goes into the modules that hold the parsers, not into
+    // the dependencies: Fuzz/fuzz.sh then builds in any scratch path, AddressSanitizer's test
+    // build included, recompiling only these (CI fuzzes in the one its tests just used).
+    let instrumented: Set<String> = ["NetworkSystem", "NetworkDNS", "NetworkPAC", "NetworkCore", "NetworkFuzzing"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer"])]
+    }
+    package.targets.append(
+        .executableTarget(
+            name: "fuzz-network",
+            dependencies: ["NetworkFuzzing"],
+            path: "Fuzz/Target",
+            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"]), .define("NETWORK_LIBFUZZER")],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"])]
+        )
+    )
+} else if fuzzing {
     package.targets.append(.executableTarget(name: "fuzz-network", dependencies: ["NetworkFuzzing"], path: "Fuzz/Target"))
 }

@@ -11,17 +11,20 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 all=(dns-message dns-stream socks5-reply http-connect-reply pac-result dtls-cookie framer-input tlv-input coder-stream websocket-frames txt-record mdns-input quic-input quic-server-input)
-build_path=.build-fuzz
+# FUZZ_BUILD_PATH and FUZZ_CONFIGURATION choose where and how (default .build-fuzz, release): CI
+# fuzzes briefly in AddressSanitizer's debug test build (.build-address, debug), where only the
+# instrumented modules (Package.swift) compile again.
+build_path=${FUZZ_BUILD_PATH:-.build-fuzz}
+configuration=${FUZZ_CONFIGURATION:-release}
 
 build() {
-    NETWORK_FUZZ=1 swift build -c release --build-path "$build_path" --product fuzz-network \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DNETWORK_LIBFUZZER
+    NETWORK_FUZZ=1 swift build -c "$configuration" --build-path "$build_path" --product fuzz-network --sanitize=address
 }
 
 # run TARGET LIBFUZZER-OPTION...
 run() {
     local target=$1; shift
-    local binary="$build_path/release/fuzz-network"
+    local binary="$build_path/$configuration/fuzz-network"
     mkdir -p "$build_path/corpus/$target" "$build_path/artifacts"
     local start=$SECONDS log
     log=$(mktemp)

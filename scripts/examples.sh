@@ -7,13 +7,15 @@
 #   - EchoClient  -> EchoServer;
 #   - EchoClient against a port nobody listens on must fail (exit non-zero).
 # Ports are picked by the system (port 0) and read back, so nothing depends on a free fixed port.
-# The examples share one scratch path (Examples/.build, gitignored) so the dependencies they have in
-# common (the Network package, SwiftNIO, BoringSSL ...) are compiled once, not once per example.
+# The examples and the nwcat they talk to are built by scripts/build-dependent.sh: one scratch path
+# (.build-dependents) shared with the benchmarks' build check, so the dependencies they have in
+# common (the Network package, SwiftNIO, BoringSSL ...) are compiled once; nwcat comes out with the
+# Swift runtime linked in, the binary scripts/check-nwcat-static.sh then checks.
 # Prints `examples: N passed, M failed` last; exits non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-SCRATCH=${EXAMPLES_SCRATCH_PATH:-Examples/.build}
+BIN_PATH=${DEPENDENTS_SCRATCH:-.build-dependents}/debug
 MESSAGE="hello"
 passed=0
 failed=0
@@ -51,12 +53,12 @@ else
 fi
 
 # --- The peer: nwcat from this package's own build (a no-op when scripts/test.sh built already).
-if ! swift build --product nwcat >"$WORK/nwcat-build.log" 2>&1; then
-  cat "$WORK/nwcat-build.log"
+if ! bash scripts/build-dependent.sh Examples/EchoClient --product nwcat >"$WORK/nwcat-build.log" 2>&1; then
+  tail -n 40 "$WORK/nwcat-build.log"
   fail "build nwcat"
   finish
 fi
-NWCAT="$(swift build --show-bin-path)/nwcat"
+NWCAT="$BIN_PATH/nwcat"
 
 # --- Build each example into the shared scratch path.
 declare -A BIN
@@ -64,8 +66,8 @@ for dir in Examples/*/; do
   name=$(basename "$dir")
   [ -f "$dir/Package.swift" ] || continue
   start=$(date +%s)
-  if swift build --package-path "$dir" --scratch-path "$SCRATCH" >"$WORK/$name-build.log" 2>&1; then
-    BIN[$name]="$(swift build --package-path "$dir" --scratch-path "$SCRATCH" --show-bin-path)/$name"
+  if bash scripts/build-dependent.sh "$dir" >"$WORK/$name-build.log" 2>&1 && [ -x "$BIN_PATH/$name" ]; then
+    BIN[$name]="$BIN_PATH/$name"
     pass "build $name ($(($(date +%s) - start)) s)"
   else
     tail -n 40 "$WORK/$name-build.log"

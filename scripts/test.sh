@@ -6,8 +6,14 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# Each step says how long the script has run, so a slow CI run shows where its time went.
+start=$SECONDS
+step() { echo "== test.sh: $1 ($((SECONDS - start)) s so far)"; }
+step "installing what the tests need"
 bash scripts/install-deps.sh
+step "building"
 swift build --build-tests
+step "running the tests"
 
 # The suite takes well under a minute; a run that has not finished in 20 minutes hangs. One
 # known way to hang: libdispatch on Linux can crash in its manager thread
@@ -48,13 +54,21 @@ fi
 # a machine that is not, as do QUIC's transfers through a namespace (lossy link, segmentation;
 # their Python peer must not starve): alone, after the parallel run, and one after another (in
 # parallel, a QUIC transfer once pushed a 100 ms cancellation bound of the timing tests to 450 ms).
+step "the tests that run alone"
 NW_TEST_STRESS=1 run_tests "$log" --no-parallel --filter "ConcurrencyStressTests|ConcurrencyTimingTests|QUICLossyLinkTests|QUICSegmentationTests|$timing_tests"
 grep -q "16 tests in 10 suites passed" "$log" || { echo "test.sh: the concurrency stress and timing tests, the QUIC lossy-link and segmentation tests and the wall-clock tests did not run and pass" >&2; exit 1; }
 
 # Checks beyond `swift test`: each prints `NAME: N passed, M failed` and exits non-zero on failure.
+step "checks beyond swift test"
 bash scripts/check-log-secrets.sh
 bash scripts/check-missing-system-libraries.sh
+step "docs"
 bash scripts/docs.sh
+step "examples"
 bash scripts/examples.sh
-bash scripts/check-nwcat-static.sh
+# The nwcat examples.sh built (Swift runtime linked in; scripts/build-dependent.sh), not a release
+# build of its own: that would compile every dependency once more.
+bash scripts/check-nwcat-static.sh "${DEPENDENTS_SCRATCH:-.build-dependents}/debug/nwcat"
+step "benchmarks build"
 bash scripts/check-benchmarks-build.sh
+step "done"

@@ -23,7 +23,10 @@ enum FuzzMain {
         #if NETWORK_LIBFUZZER
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv, fuzzOneInput))
+        // A closure, not `fuzzOneInput` itself: converting that function to a C pointer makes a
+        // debug (per-file) build emit its `LLVMFuzzerTestOneInput` symbol in this file too, and
+        // the link then finds two.
+        exit(runFuzzerDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
         #else
         FuzzReplay.main()
         #endif
