@@ -29,13 +29,17 @@ extension NWConnectionGroup {
                 antecedent: antecedent, metadata: metadata)
         }
 
-        /// A message that arrived in `group` from `remoteEndpoint`.
-        init(receivedFrom remoteEndpoint: NWEndpoint, in group: NWConnectionGroup) {
+        /// A message that arrived in `group` from `remoteEndpoint`, sent to `localEndpoint` when
+        /// known, with the metadata of its protocols.
+        init(
+            receivedFrom remoteEndpoint: NWEndpoint, at localEndpoint: NWEndpoint? = nil, in group: NWConnectionGroup,
+            metadata: [NWProtocolMetadata] = []
+        ) {
             self.remoteEndpoint = remoteEndpoint
-            self.localEndpoint = nil
+            self.localEndpoint = localEndpoint
             self.path = nil
             self.group = group
-            super.init(identifier: "Received Group Message")
+            super.init(identifier: "Received Group Message", metadata: metadata)
         }
 
         /// A plain message to the whole group.

@@ -13,18 +13,25 @@ import NetworkSync
 ///
 /// The group's messages are the QUIC connection's datagrams (RFC 9221): ``send(content:to:message:completion:)``
 /// sends one, ``setReceiveHandler(maximumMessageSize:rejectOversizedMessages:handler:)`` gets
-/// those the peer sends. Multicast groups (`NWMulticastGroup`) are not built yet.
+/// those the peer sends.
+///
+/// With an ``NWMulticastGroup`` and UDP parameters it is one UDP socket on the group's port that
+/// joins every group address: the receive handler gets each datagram sent to them, with its
+/// sender (``Message/remoteEndpoint``, to ``Message/reply(content:message:)`` to), and a send
+/// without an endpoint goes to every group address. Cancelling the group leaves the groups.
 public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked Sendable {
     /// What the group was made of.
     public final let descriptor: any NWGroupDescriptor
     /// The parameters given at creation.
     public final let parameters: NWParameters
     /// The connection that stands for the whole group (a QUIC connection without a stream of
-    /// its own), nil for descriptors not built yet.
+    /// its own), nil for other groups.
     private let connection: NWConnection?
-    private let shared = Lock(Shared())
+    /// A multicast group's socket (the engine's listener in group mode), nil for other groups.
+    let multicastEngine: FlowListener?
+    let shared = Lock(Shared())
 
-    private struct Shared {
+    struct Shared {
         var state: State = .setup
         var stateUpdateHandler: (@Sendable (State) -> Void)?
         var newConnectionHandler: (@Sendable (NWConnection) -> Void)?
@@ -33,6 +40,9 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         /// The loop reading the connection's datagrams runs (it starts once the group is ready
         /// and a receive handler is set).
         var receiving = false
+        /// A multicast group's datagrams on their way to the queue (bounded: see
+        /// `deliverMulticast`).
+        var pendingDeliveries = 0
         var queue: DispatchQueue?
     }
 
@@ -44,8 +54,10 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
             parameters.defaultProtocolStack.transportProtocol is NWProtocolQUIC.Options
         {
             connection = NWConnection(multiplexedTo: multiplex.endpoint, using: parameters)
+            multicastEngine = nil
         } else {
             connection = nil
+            multicastEngine = (descriptor as? NWMulticastGroup).flatMap { Self.multicastEngine(for: $0, using: parameters) }
         }
     }
 
@@ -54,6 +66,7 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         self.descriptor = NWMultiplexGroup(to: endpoint)
         self.parameters = parameters
         self.connection = NWConnection(accepted: flow, endpoint: endpoint, parameters: parameters)
+        self.multicastEngine = nil
     }
 
     /// A description for logs.
@@ -71,8 +84,12 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
             return true
         }
         guard first else { return }
+        if let multicastEngine {
+            startMulticast(multicastEngine, queue: queue)
+            return
+        }
         guard let connection else {
-            // Multicast groups, and groups over other protocols, are not built yet.
+            // Groups over other protocols (a multicast group over anything but plain UDP).
             changeState(to: .failed(.posix(.EPROTONOSUPPORT)), on: queue)
             return
         }
@@ -99,6 +116,8 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
     public final func cancel() {
         if let connection {
             connection.cancel()
+        } else if let multicastEngine, queue != nil {
+            multicastEngine.cancel()
         } else if let queue {
             changeState(to: .cancelled, on: queue)
         } else {
@@ -124,7 +143,7 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         set { shared.withLock { $0.newConnectionHandler = newValue } }
     }
 
-    private func changeState(to state: State, on queue: DispatchQueue) {
+    func changeState(to state: State, on queue: DispatchQueue) {
         shared.withLock { $0.state = state }
         // The connection's states arrive on the queue already; others are sent there.
         queue.async { [self] in
@@ -188,7 +207,8 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
     /// Sets the handler of the group's messages (for a QUIC group, the datagrams the peer
     /// sends, each complete), called on the queue. A message larger than `maximumMessageSize`
     /// is dropped when `rejectOversizedMessages`, else cut to that size and marked incomplete.
-    /// Datagrams that arrive before a handler is set wait for it (a bounded number of them).
+    /// A QUIC group's datagrams that arrive before a handler is set wait for it (a bounded number
+    /// of them); a multicast group's are dropped, as a socket nobody reads drops them.
     @preconcurrency
     public final func setReceiveHandler(
         maximumMessageSize: Int = Int.max, rejectOversizedMessages: Bool = true,
@@ -204,12 +224,18 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
     /// Sends a message to the group: for a QUIC group, one datagram on the connection (its one
     /// member, whatever `endpoint` says). The completion gets `EMSGSIZE` for a datagram larger
     /// than the connection's ``NWConnection/maximumDatagramSize`` and `EPROTONOSUPPORT` when
-    /// the peer takes no datagrams.
+    /// the peer takes no datagrams. For a multicast group, one datagram to every group address,
+    /// or to `endpoint` alone (a member, or a sender to answer), from the group's port; before
+    /// the group is ready the completion gets `ENOTCONN`.
     @preconcurrency
     public final func send(
         content: Data?, to endpoint: NWEndpoint? = nil, message: Message = .default,
         completion: @escaping @Sendable (NWError?) -> Void
     ) {
+        if let multicastEngine {
+            sendMulticast(content, to: endpoint, on: multicastEngine, completion: completion)
+            return
+        }
         guard let connection else {
             let error = NWError.posix(.EPROTONOSUPPORT)
             if let queue { queue.async { completion(error) } } else { completion(error) }

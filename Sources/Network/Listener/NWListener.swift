@@ -49,16 +49,25 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
     /// default, once 64 handshakes are under way; tests force it).
     init(using parameters: NWParameters, on port: NWEndpoint.Port, quicRetry: QUICRetryPolicy?) throws {
         self.parameters = parameters.copy()
-        guard let transport = self.parameters.flowTransport else { throw NWError.posix(.EINVAL) }
+        var configuration = try Self.engineConfiguration(for: self.parameters, on: port)
+        self.requestedPort = NWEndpoint.Port(rawValue: UInt16(clamping: configuration.port)) ?? .any
+        if let quicRetry { configuration.quicRetry = quicRetry }
+        self.engine = FlowListener(configuration: configuration)
+    }
+
+    /// The engine's configuration for a socket listening with `parameters` on `port` (a
+    /// listener's, or a multicast group's). Throws `NWError.posix(.EINVAL)` as the initializer does.
+    static func engineConfiguration(for parameters: NWParameters, on port: NWEndpoint.Port) throws -> FlowListenerConfiguration {
+        guard let transport = parameters.flowTransport else { throw NWError.posix(.EINVAL) }
         var bindHost: String?
         var bindInterface: String?
         var bindPath: String?
         var bindPort = port
-        if case .unix(let path) = self.parameters.requiredLocalEndpoint {
+        if case .unix(let path) = parameters.requiredLocalEndpoint {
             // A UNIX-domain socket (streams only): the path is the address, there is no port.
             guard transport == .tcp, port == .any, !path.isEmpty else { throw NWError.posix(.EINVAL) }
             bindPath = path
-        } else if let local = self.parameters.requiredLocalEndpoint {
+        } else if let local = parameters.requiredLocalEndpoint {
             guard case .hostPort(let host, let localPort) = local else { throw NWError.posix(.EINVAL) }
             switch host {
             case .ipv4(let address): bindHost = address.presentation
@@ -70,18 +79,16 @@ public final class NWListener: CustomDebugStringConvertible, CallbackDelivering,
             }
             if port == .any { bindPort = localPort }
         }
-        self.requestedPort = bindPort
-        var child = self.parameters.flowConfiguration(target: .unix(path: ""), listener: true)
+        var child = parameters.flowConfiguration(target: .unix(path: ""), listener: true)
         child.transport = transport
         var configuration = FlowListenerConfiguration(transport: transport, port: Int(bindPort.rawValue), child: child)
         configuration.localHost = bindHost
         configuration.localInterfaceName = bindInterface
         configuration.localUnixPath = bindPath
-        configuration.allowLocalEndpointReuse = self.parameters.allowLocalEndpointReuse
-        configuration.acceptLocalOnly = self.parameters.acceptLocalOnly
+        configuration.allowLocalEndpointReuse = parameters.allowLocalEndpointReuse
+        configuration.acceptLocalOnly = parameters.acceptLocalOnly
         configuration.unsupported = child.unsupported
-        if let quicRetry { configuration.quicRetry = quicRetry }
-        self.engine = FlowListener(configuration: configuration)
+        return configuration
     }
 
     /// Creates a listener that advertises `service` by Bonjour once ready (on a port the system

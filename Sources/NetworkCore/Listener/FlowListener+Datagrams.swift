@@ -14,6 +14,10 @@ extension FlowListener {
     private var stampsReceiveTime: Bool { configuration.child.ip.shouldCalculateReceiveTime }
 
     func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
+        if let membership = configuration.multicast {
+            receivedGroupDatagram(envelope, membership: membership)
+            return
+        }
         let remote = envelope.remoteAddress
         // (A DTLS record's marking is not reported: its datagram is not the message.)
         let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(envelope.metadata, stamped: stampsReceiveTime) : nil

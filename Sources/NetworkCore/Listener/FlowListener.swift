@@ -40,6 +40,10 @@ package final class FlowListener: @unchecked Sendable {
     var newFlowHandler: NewFlowHandler?
     /// A QUIC listener's taker of whole connections (as group flows), when the user takes them.
     var newQUICGroupHandler: NewFlowHandler?
+    /// A multicast group's taker of every datagram (`MulticastMembership`), instead of flows.
+    var groupDatagramHandler: GroupDatagramHandler?
+    /// A multicast group's addresses, resolved when it binds.
+    var multicastGroups: [SocketAddress] = []
     /// A datagram listener's peers (`DatagramPeerTable` bounds them).
     lazy var peers = DatagramPeerTable<Flow>(
         limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
@@ -112,6 +116,7 @@ package final class FlowListener: @unchecked Sendable {
             self.stateHandler?(.cancelled)
             self.stateHandler = nil
             self.newFlowHandler = nil
+            self.groupDatagramHandler = nil
         }
     }
 
@@ -140,6 +145,9 @@ package final class FlowListener: @unchecked Sendable {
             guard configuration.transport == .tcp else { throw FlowError.posix(EINVAL) }
             return try SocketAddress(unixDomainSocketPath: path)
         }
+        if let membership = configuration.multicast {
+            return try multicastBindAddress(membership)
+        }
         if let host = configuration.localHost {
             guard let address = SocketAddress(
                 literal: host, port: configuration.port, interfaceName: configuration.localInterfaceName)
@@ -162,6 +170,10 @@ package final class FlowListener: @unchecked Sendable {
         var options: [SocketOptionSetting] = [.init(level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)]
         if configuration.allowLocalEndpointReuse {
             options.append(.init(level: SOL_SOCKET, name: SO_REUSEPORT, value: 1))
+        }
+        if configuration.multicast != nil && family == .inet6 {
+            // A group of IPv6 addresses takes IPv6 only: no IPv4 unicast through a dual-stack socket.
+            options.append(.init(level: Int32(IPPROTO_IPV6), name: Int32(IPV6_V6ONLY), value: 1))
         }
         options += SocketOptionPlan.ip(configuration.child.ip, family: family, datagram: configuration.transport.usesDatagramSocket)
         switch configuration.transport {
@@ -260,7 +272,7 @@ package final class FlowListener: @unchecked Sendable {
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
                 // QUIC: the address each client wrote to, which its connection's socket takes
                 // (see `receivedQUICDatagram`).
-                .channelOption(ChannelOptions.receivePacketInfo, value: isQUIC)
+                .channelOption(ChannelOptions.receivePacketInfo, value: isQUIC || configuration.multicast != nil)
                 .applying(options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -283,6 +295,10 @@ package final class FlowListener: @unchecked Sendable {
                 NetworkLog.listener.debug("bound \(Self.text(channel.localAddress))", metadata: self.logMetadata)
                 let port = channel.localAddress?.port
                 self.shared.withLock { $0.port = port }
+                if let membership = self.configuration.multicast {
+                    self.joinGroups(membership, on: channel)
+                    return
+                }
                 self.updateAcceptReadiness()
                 self.report(.ready)
             case .failure(let error):

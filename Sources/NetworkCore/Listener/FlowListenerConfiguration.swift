@@ -21,6 +21,9 @@ package struct FlowListenerConfiguration: Sendable {
     /// How many datagram peers the listener keeps, and when one may be evicted
     /// (`DatagramPeerTable`). Datagrams beyond the bounds are dropped (UDP semantics).
     package var datagramPeerLimits = DatagramPeerLimits()
+    /// A multicast group's memberships: set, the listener is the group's socket (see
+    /// `MulticastMembership`).
+    package var multicast: MulticastMembership?
     /// When a QUIC listener makes new clients prove their address first (a Retry).
     package var quicRetry = QUICRetryPolicy.whenBusy(handshakes: 64)
 

@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NetworkDNS
+import NetworkSystem
+
+/// A multicast group's socket (`MulticastMembership`): the listener binds the groups' port, joins
+/// them, and hands every datagram to the group; sends go to every group, or to one address.
+extension FlowListener {
+    /// Gets each datagram of a multicast group, on the listener's event loop.
+    package typealias GroupDatagramHandler = @Sendable (GroupDatagram) -> Void
+
+    /// Binds and joins the groups of the configuration's `multicast`; each datagram then goes to
+    /// `datagramHandler`, the states to `stateHandler` (ready once every group is joined).
+    package func startGroup(stateHandler: @escaping StateHandler, datagramHandler: @escaping GroupDatagramHandler) {
+        eventLoop.execute {
+            guard self.state == .setup else { return }
+            NetworkLog.listener.debug(
+                "start multicast group on port \(self.configuration.port)", metadata: self.logMetadata)
+            self.stateHandler = stateHandler
+            self.groupDatagramHandler = datagramHandler
+            self.bind()
+        }
+    }
+
+    /// Sends `data` as one datagram to every group (`target` nil) or to `target` (an address
+    /// literal, a member or a peer to reply to), from the group's port. `completion` runs on the
+    /// loop once the datagrams are written, with the error of a failed write.
+    package func sendGroupDatagram(_ data: Data, to target: FlowTarget?, completion: @escaping @Sendable (FlowError?) -> Void) {
+        eventLoop.execute {
+            guard let channel = self.channel, self.state == .ready else {
+                completion(.posix(ENOTCONN))
+                return
+            }
+            let destinations: [SocketAddress]
+            switch target {
+            case nil:
+                destinations = self.multicastGroups
+            case .address(let address):
+                destinations = [address]
+            case .hostPort(let host, let port, let interfaceName):
+                guard let address = SocketAddress(literal: host, port: port, interfaceName: interfaceName) else {
+                    completion(.posix(EINVAL))
+                    return
+                }
+                destinations = [address]
+            case .unix:
+                completion(.posix(EAFNOSUPPORT))
+                return
+            }
+            let buffer = channel.allocator.buffer(bytes: data)
+            let writes = destinations.map { channel.write(AddressedEnvelope(remoteAddress: $0, data: buffer)) }
+            channel.flush()
+            EventLoopFuture.andAllSucceed(writes, on: channel.eventLoop).whenComplete { result in
+                switch result {
+                case .success: completion(nil)
+                case .failure(let error): completion(FlowError(error))
+                }
+            }
+        }
+    }
+
+    /// The wildcard address of the groups' family, on the configured port. Throws EINVAL unless
+    /// every group is a multicast address literal of one family (and the source, if any, too).
+    func multicastBindAddress(_ membership: MulticastMembership) throws -> SocketAddress {
+        let groups = try membership.groups.map { literal -> SocketAddress in
+            guard let address = SocketAddress(literal: literal, port: configuration.port), Self.isMulticast(address) else {
+                throw FlowError.posix(EINVAL)
+            }
+            return address
+        }
+        guard let first = groups.first, groups.allSatisfy({ $0.protocol == first.protocol }) else { throw FlowError.posix(EINVAL) }
+        if let source = membership.source {
+            guard let address = SocketAddress(literal: source, port: 0), address.protocol == first.protocol else {
+                throw FlowError.posix(EINVAL)
+            }
+        }
+        multicastGroups = groups
+        return try SocketAddress(ipAddress: first.protocol == .inet6 ? "::" : "0.0.0.0", port: configuration.port)
+    }
+
+    /// Joins every group on the bound `channel`, then reports ready; a refused join (no route
+    /// to the group, no such interface) fails the group with its error and closes the socket.
+    func joinGroups(_ membership: MulticastMembership, on channel: Channel) {
+        let interfaceIndex = configuration.localInterfaceName.map { if_nametoindex($0) } ?? 0
+        // (The source literal was checked when the socket was bound.)
+        let sourceBytes = membership.source.flatMap { SocketAddress(literal: $0, port: 0) }.map(Self.rawBytes)
+        var joins: [EventLoopFuture<Void>] = []
+        for group in multicastGroups {
+            let request = Self.rawBytes(of: group).withUnsafeBytes { groupBytes in
+                guard let sourceBytes else {
+                    return MulticastJoinRequest(group: groupBytes, source: nil, interfaceIndex: interfaceIndex)
+                }
+                return sourceBytes.withUnsafeBytes {
+                    MulticastJoinRequest(group: groupBytes, source: $0, interfaceIndex: interfaceIndex)
+                }
+            }
+            guard let provider = channel as? SocketOptionProvider, let request else {
+                joins.append(channel.eventLoop.makeFailedFuture(FlowError.posix(EINVAL)))
+                continue
+            }
+            switch request {
+            case .anySource(let level, let value):
+                joins.append(provider.unsafeSetSocketOption(level: SocketOptionLevel(level), name: request.name, value: value))
+            case .sourceSpecific(let level, let value):
+                joins.append(provider.unsafeSetSocketOption(level: SocketOptionLevel(level), name: request.name, value: value))
+            }
+        }
+        EventLoopFuture.andAllSucceed(joins, on: channel.eventLoop).whenComplete { result in
+            guard self.state == .setup else { return }
+            switch result {
+            case .success:
+                NetworkLog.listener.debug(
+                    "joined \(membership.groups.joined(separator: ", "))\(membership.source.map { " from \($0)" } ?? "")",
+                    metadata: self.logMetadata)
+                self.report(.ready)
+            case .failure(let error):
+                channel.close(promise: nil)
+                self.channel = nil
+                self.report(.failed(FlowError(error)))
+            }
+        }
+    }
+
+    /// Hands a group's datagram over, unless unicast is disabled and it was not sent to a group.
+    func receivedGroupDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, membership: MulticastMembership) {
+        guard state == .ready, let handler = groupDatagramHandler else { return }
+        let destination = envelope.metadata?.packetInfo?.destinationAddress
+        if membership.disableUnicast {
+            let sentTo = destination.map { FlowAddress($0).unmappedBytes }
+            guard let sentTo, multicastGroups.contains(where: { FlowAddress($0).unmappedBytes == sentTo }) else {
+                logPeerEvent(.trace, "dropped a unicast datagram from \(envelope.remoteAddress.logText): the group takes multicast only")
+                return
+            }
+        }
+        let local = destination.flatMap { try? SocketAddress(ipAddress: $0.ipAddress ?? "", port: configuration.port) }
+        handler(
+            GroupDatagram(
+                data: Data(buffer: envelope.data, byteTransferStrategy: .copy),
+                remote: FlowAddress(envelope.remoteAddress),
+                local: local.map(FlowAddress.init),
+                facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: configuration.child.ip.shouldCalculateReceiveTime)))
+    }
+
+    /// Whether `address` is an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast address.
+    static func isMulticast(_ address: SocketAddress) -> Bool {
+        let bytes = FlowAddress(address).unmappedBytes
+        switch bytes.count {
+        case 4: return bytes[0] >> 4 == 0xE
+        case 16: return bytes[0] == 0xFF
+        default: return false
+        }
+    }
+
+    /// The `sockaddr_in` or `sockaddr_in6` of an IP address, as bytes.
+    static func rawBytes(of address: SocketAddress) -> [UInt8] {
+        switch address {
+        case .v4(let v4): withUnsafeBytes(of: v4.address) { Array($0) }
+        case .v6(let v6): withUnsafeBytes(of: v6.address) { Array($0) }
+        case .unixDomainSocket: []
+        }
+    }
+}
