@@ -2,7 +2,7 @@
 """A multicast peer for the NWConnectionGroup tests: python's own socket module, the independent side.
 
     multicast_peer.py --log FILE --bind ADDRESS --port PORT [--join GROUP]... [--send ADDRESS]...
-                      [--interval SECONDS] [--seconds N]
+                      [--wildcard] [--interval SECONDS] [--seconds N]
 
 Binds one UDP socket of ADDRESS's family to (ADDRESS, PORT) (PORT 0: any), joins each GROUP on the
 interface that holds ADDRESS, and every INTERVAL sends "from ADDRESS SEQ" to each --send target
@@ -44,6 +44,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--join", action="append", default=[])
     parser.add_argument("--send", action="append", default=[], type=target)
+    parser.add_argument("--wildcard", action="store_true", help="bind to the wildcard address (to receive broadcasts)")
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--seconds", type=float, default=120)
     options = parser.parse_args()
@@ -53,7 +54,9 @@ def main():
     sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # Bound to the wildcard when joining (a socket bound to a unicast address gets no multicast).
-    sock.bind(("::" if v6 else "0.0.0.0", options.port) if options.join else (options.bind, options.port))
+    # (And to receive broadcasts, which never reach a socket bound to a unicast address.)
+    wildcard = options.join or options.wildcard
+    sock.bind(("::" if v6 else "0.0.0.0", options.port) if wildcard else (options.bind, options.port))
     if v6:
         index = interface_index(options.bind)
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, index)

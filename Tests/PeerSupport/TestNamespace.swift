@@ -37,6 +37,16 @@ public final class TestNamespace: @unchecked Sendable {
         public var description: String { "\(command.joined(separator: " ")) exited \(status): \(output)" }
     }
 
+    /// Two new namespaces (not linked yet; the caller tears them down), or nil as `make` says.
+    public static func makePair(sourceLocation: SourceLocation = #_sourceLocation) -> (TestNamespace, TestNamespace)? {
+        guard let a = make(sourceLocation: sourceLocation) else { return nil }
+        guard let b = make(sourceLocation: sourceLocation) else {
+            a.tearDown()
+            return nil
+        }
+        return (a, b)
+    }
+
     /// Creates an empty namespace with loopback up, or returns nil (after saying why, and
     /// failing under CI) when this machine lacks `ip`, root or namespace support.
     public static func make(sourceLocation: SourceLocation = #_sourceLocation) -> TestNamespace? {

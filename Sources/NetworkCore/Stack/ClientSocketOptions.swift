@@ -25,6 +25,12 @@ enum ClientSocketOptions {
             }
         case .udp, .quic, .quicDatagram:
             options += SocketOptionPlan.udp(configuration.udp)
+            if configuration.transport == .udp && family == .inet {
+                // Linux refuses a destination that is a broadcast address (255.255.255.255, a
+                // subnet's) with EACCES unless the socket allows it; Apple's UDP connections send
+                // to them. The flag permits nothing else.
+                options.append(.init(level: SOL_SOCKET, name: SO_BROADCAST, value: 1))
+            }
         }
         if !isUnix {
             options += SocketOptionPlan.ip(configuration.ip, family: family, datagram: configuration.transport.usesDatagramSocket)

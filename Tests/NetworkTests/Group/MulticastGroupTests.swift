@@ -54,11 +54,7 @@ struct MulticastGroupTests {
 
     @Test("across a veth pair with python's socket as the other side: join, receive with the sender, reply, send to the group, leave on cancel; two groups on one port; disableUnicast; source-specific; IPv6")
     func acrossNamespaces() async throws {
-        guard let python = PeerProcess.executable("python3", package: "python3"), let a = TestNamespace.make() else { return }
-        guard let b = TestNamespace.make() else {
-            a.tearDown()
-            return
-        }
+        guard let python = PeerProcess.executable("python3", package: "python3"), let (a, b) = TestNamespace.makePair() else { return }
         defer { a.tearDown(); b.tearDown() }
         let (interfaceA, interfaceB) = try a.link(
             addresses: ["10.81.0.1/24", "2001:db8:81::1/64"], to: b,

@@ -42,6 +42,10 @@ enum SourceAddressProbe {
             // The race's sockets are bound to this interface: ask for the route they will get.
             _ = setsockopt(fd, SOL_SOCKET, InterfaceSelection.soBindToIfindex, &index, socklen_t(MemoryLayout<Int32>.size))
         }
+        // A broadcast destination (255.255.255.255, a subnet's) routes like any other, but the
+        // kernel refuses to connect to one (EACCES) unless the socket allows broadcast.
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &on, socklen_t(MemoryLayout<Int32>.size))
         var target = destination
         if target.port == 0 || target.port == nil {
             // Port 0 is not a destination the kernel routes to; any other port gives the same route.
