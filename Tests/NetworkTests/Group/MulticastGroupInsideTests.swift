@@ -153,6 +153,32 @@ struct MulticastGroupInsideTests {
         try await Self.cancel(group, states)
     }
 
+    @Test("maximumMessageSize: a larger datagram is cut to it and marked incomplete, or dropped when rejectOversizedMessages")
+    func oversizedMessages() async throws {
+        // The member's datagrams ("from 10.81.0.2 N") are 16 bytes and more.
+        for rejects in [false, true] {
+            let group = NWConnectionGroup(
+                with: try NWMulticastGroup(for: [.hostPort(host: "239.81.0.1", port: Self.port)]), using: .udp)
+            let received = Recorder<(Int, Bool)>()
+            let states = Recorder<NWConnectionGroup.State>()
+            group.setReceiveHandler(maximumMessageSize: 8, rejectOversizedMessages: rejects) { _, content, isComplete in
+                received.append((content?.count ?? 0, isComplete))
+            }
+            group.stateUpdateHandler = { states.append($0) }
+            group.start(queue: DispatchQueue(label: "multicast-oversized"))
+            try await states.wait("ready", until: { $0.contains(.ready) })
+            if rejects {
+                // 20 of the member's datagrams go by in a second: none may arrive.
+                try await Task.sleep(for: .seconds(1))
+                #expect(received.count == 0, "\(received.values)")
+            } else {
+                let values = try await received.wait(count: 5, "cut datagrams")
+                #expect(values.allSatisfy { $0 == (8, false) }, "\(values)")
+            }
+            try await Self.cancel(group, states)
+        }
+    }
+
     @Test("IPv6: joined ff15::81, the datagrams of 2001:db8:81::2 arrive and a reply reaches it")
     func ipv6() async throws {
         let replied = Recorder<Bool>()
