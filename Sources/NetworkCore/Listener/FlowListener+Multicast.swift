@@ -90,15 +90,18 @@ extension FlowListener {
     func joinGroups(_ membership: MulticastMembership, on channel: Channel) {
         let interfaceIndex = configuration.localInterfaceName.map { if_nametoindex($0) } ?? 0
         // (The source literal was checked when the socket was bound.)
-        let sourceBytes = membership.source.flatMap { SocketAddress(literal: $0, port: 0) }.map(Self.rawBytes)
+        let source = membership.source.flatMap { SocketAddress(literal: $0, port: 0) }
         var joins: [EventLoopFuture<Void>] = []
         for group in multicastGroups {
-            let request = Self.rawBytes(of: group).withUnsafeBytes { groupBytes in
-                guard let sourceBytes else {
+            let request = group.withSockAddr { groupAddress, groupLength in
+                let groupBytes = UnsafeRawBufferPointer(start: groupAddress, count: groupLength)
+                guard let source else {
                     return MulticastJoinRequest(group: groupBytes, source: nil, interfaceIndex: interfaceIndex)
                 }
-                return sourceBytes.withUnsafeBytes {
-                    MulticastJoinRequest(group: groupBytes, source: $0, interfaceIndex: interfaceIndex)
+                return source.withSockAddr { sourceAddress, sourceLength in
+                    MulticastJoinRequest(
+                        group: groupBytes, source: UnsafeRawBufferPointer(start: sourceAddress, count: sourceLength),
+                        interfaceIndex: interfaceIndex)
                 }
             }
             guard let provider = channel as? SocketOptionProvider, let request else {
@@ -139,7 +142,9 @@ extension FlowListener {
                 return
             }
         }
-        let local = destination.flatMap { try? SocketAddress(ipAddress: $0.ipAddress ?? "", port: configuration.port) }
+        // (The kernel reports the destination without a port: the group's own.)
+        var local = destination
+        local?.port = configuration.port
         handler(
             GroupDatagram(
                 data: Data(buffer: envelope.data, byteTransferStrategy: .copy),
@@ -155,15 +160,6 @@ extension FlowListener {
         case 4: return bytes[0] >> 4 == 0xE
         case 16: return bytes[0] == 0xFF
         default: return false
-        }
-    }
-
-    /// The `sockaddr_in` or `sockaddr_in6` of an IP address, as bytes.
-    static func rawBytes(of address: SocketAddress) -> [UInt8] {
-        switch address {
-        case .v4(let v4): withUnsafeBytes(of: v4.address) { Array($0) }
-        case .v6(let v6): withUnsafeBytes(of: v6.address) { Array($0) }
-        case .unixDomainSocket: []
         }
     }
 }
