@@ -13,8 +13,7 @@ extension NWConnectionGroup {
     /// The engine's socket for `group`, nil when the parameters are not plain UDP (the group then
     /// fails with `EPROTONOSUPPORT` when started) or `group`'s addresses cannot be joined.
     static func multicastEngine(for group: NWMulticastGroup, using parameters: NWParameters) -> FlowListener? {
-        guard parameters.flowTransport == .udp, parameters.defaultProtocolStack.transportProtocol is NWProtocolUDP.Options,
-            parameters.defaultProtocolStack.applicationProtocols.isEmpty,
+        guard parameters.flowTransport == .udp, parameters.defaultProtocolStack.applicationProtocols.isEmpty,
             var configuration = try? NWListener.engineConfiguration(for: parameters, on: group.port)
         else { return nil }
         configuration.multicast = group.membership
@@ -73,18 +72,15 @@ extension NWConnectionGroup {
     func sendMulticast(
         _ content: Data?, to endpoint: NWEndpoint?, on engine: FlowListener, completion: @escaping @Sendable (NWError?) -> Void
     ) {
-        let delivered: @Sendable (NWError?) -> Void = { [weak self] error in
-            if let queue = self?.queue { queue.async { completion(error) } } else { completion(error) }
-        }
         var target: FlowTarget?
         if let endpoint {
             switch endpoint.flowTarget() {
             case .success(let value): target = value
             case .failure(let error):
-                delivered(NWError(error))
+                complete(completion, with: NWError(error))
                 return
             }
         }
-        engine.sendGroupDatagram(content ?? Data(), to: target) { error in delivered(error.map(NWError.init)) }
+        engine.sendGroupDatagram(content ?? Data(), to: target) { [self] error in complete(completion, with: error.map(NWError.init)) }
     }
 }

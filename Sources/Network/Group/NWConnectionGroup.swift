@@ -237,11 +237,15 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
             return
         }
         guard let connection else {
-            let error = NWError.posix(.EPROTONOSUPPORT)
-            if let queue { queue.async { completion(error) } } else { completion(error) }
+            complete(completion, with: .posix(.EPROTONOSUPPORT))
             return
         }
         connection.send(content: content, contentContext: message, isComplete: true, completion: .contentProcessed(completion))
+    }
+
+    /// Calls a send's `completion` with `error` on the queue (at once before the group started).
+    func complete(_ completion: @escaping @Sendable (NWError?) -> Void, with error: NWError?) {
+        if let queue { queue.async { completion(error) } } else { completion(error) }
     }
 
     /// Reads the connection's datagrams for the receive handler, once the group is ready and a

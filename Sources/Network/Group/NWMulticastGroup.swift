@@ -53,12 +53,9 @@ public final class NWMulticastGroup: NWGroupDescriptor, @unchecked Sendable {
             disableUnicast: isUnicastDisabled)
     }
 
+    /// The address literal of a member or source (the initializer let only IP addresses in).
     private static func literal(_ endpoint: NWEndpoint) -> String? {
-        guard case .hostPort(let host, _) = endpoint else { return nil }
-        switch host {
-        case .ipv4(let address): return address.presentation
-        case .ipv6(let address): return address.presentation
-        case .name: return nil
-        }
+        guard case .success(.hostPort(let host, _, _)) = endpoint.flowTarget() else { return nil }
+        return host
     }
 }
