@@ -2,6 +2,7 @@
 # Builds a package that depends on this one (an example under Examples/, the benchmarks), in debug
 # with the Swift runtime linked in, into one scratch path that all of them share:
 #   bash scripts/build-dependent.sh PACKAGE_DIR [swift build arguments]
+#   bash scripts/build-dependent.sh --bin-path   prints where the products land
 # e.g. `bash scripts/build-dependent.sh Examples/EchoClient --product nwcat` (a dependent's root
 # builds the Network package's own executables too). Products land in $DEPENDENTS_SCRATCH/debug
 # (default .build-dependents, gitignored).
@@ -16,8 +17,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-package=${1:?usage: scripts/build-dependent.sh PACKAGE_DIR [swift build arguments]}
+package=${1:?usage: scripts/build-dependent.sh PACKAGE_DIR [swift build arguments] | --bin-path}
 shift
 scratch=${DEPENDENTS_SCRATCH:-.build-dependents}
+if [ "$package" = --bin-path ]; then
+    echo "$scratch/debug"
+    exit 0
+fi
 rm -f "$scratch/debug/description.json"
 swift build --package-path "$package" --scratch-path "$scratch" --static-swift-stdlib "$@"

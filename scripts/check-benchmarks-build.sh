@@ -26,7 +26,7 @@ else
   failed=$((failed + 1))
 fi
 
-bin_path=${DEPENDENTS_SCRATCH:-.build-dependents}/debug
+bin_path=$(bash scripts/build-dependent.sh --bin-path)
 rm -f "$bin_path/nw-bench" "$bin_path/nio-bench"
 if { bash scripts/build-dependent.sh Benchmarks --product nw-bench && bash scripts/build-dependent.sh Benchmarks --product nio-bench; } >"$WORK/build.log" 2>&1 \
   && [ -x "$bin_path/nw-bench" ] && [ -x "$bin_path/nio-bench" ]; then

@@ -15,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-BIN_PATH=${DEPENDENTS_SCRATCH:-.build-dependents}/debug
+BIN_PATH=$(bash scripts/build-dependent.sh --bin-path)
 MESSAGE="hello"
 passed=0
 failed=0

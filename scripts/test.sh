@@ -68,7 +68,7 @@ step "examples"
 bash scripts/examples.sh
 # The nwcat examples.sh built (Swift runtime linked in; scripts/build-dependent.sh), not a release
 # build of its own: that would compile every dependency once more.
-bash scripts/check-nwcat-static.sh "${DEPENDENTS_SCRATCH:-.build-dependents}/debug/nwcat"
+bash scripts/check-nwcat-static.sh "$(bash scripts/build-dependent.sh --bin-path)/nwcat"
 step "benchmarks build"
 bash scripts/check-benchmarks-build.sh
 step "done"
