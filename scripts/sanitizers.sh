@@ -55,6 +55,11 @@ set -e
 ran=$((SECONDS - start - built))
 
 reports=$(grep -cE "$pattern" "$log" || true)
+# CI shows only the end of the log: repeat the failures there.
+if grep -qE '✘ Test .* recorded an issue' "$log"; then
+    echo "sanitize-$kind: the issues recorded:"
+    grep -E '✘ Test .* recorded an issue' "$log" | cut -c1-400 | head -40
+fi
 echo "sanitize-$kind: built in $built s, tests ran in $ran s, $reports sanitizer reports, swift test exit $status"
 if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
     echo "sanitize-$kind: 0 passed, 1 failed"

@@ -27,6 +27,11 @@ run_tests() {
     timeout --kill-after=30 1200 swift test --skip-build "$@" 2>&1 | tee "$log"
     local status=${PIPESTATUS[0]}
     set -e
+    # CI shows only the end of the log: repeat the failures there.
+    if [ "$status" -ne 0 ] && grep -qE '✘ Test .* recorded an issue' "$log"; then
+        echo "test.sh: the issues recorded:"
+        grep -E '✘ Test .* recorded an issue' "$log" | cut -c1-400 | head -40
+    fi
     return "$status"
 }
 log="$(mktemp)"

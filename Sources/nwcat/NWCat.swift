@@ -20,12 +20,13 @@ struct NWCat: ParsableCommand {
               echo hello | nwcat connect 127.0.0.1 7777   # prints the echo
               nwcat connect example.com 80 < request.txt  # send a file, print the reply
               nwcat listen 9999 --udp                     # print datagrams to port 9999
+              nwcat group 239.1.2.3 5000 --ecn ect0       # join a multicast group, chat on it
               echo hi | nwcat connect --quic --datagram --alpn echo host 4433  # one QUIC datagram
 
             Exit status: 0 when the connection closed cleanly, 1 when it failed (the NWError is \
             printed to standard error), 64 on a usage error.
             """,
-        subcommands: [Connect.self, Listen.self, Monitor.self, Demo.self]
+        subcommands: [Connect.self, Listen.self, Group.self, Monitor.self, Demo.self]
     )
 }
 

@@ -26,7 +26,14 @@ public enum NamespacedTestRun {
         public var description: String { "exit status \(status); output:\n\(output)" }
         /// Whether the child ran at least one test and every test it ran passed.
         public var passed: Bool {
-            status == 0 && output.contains("passed") && !output.contains("0 tests")
+            status == 0 && testsPassed > 0
+        }
+
+        /// The count of "Test run with N tests in M suites passed" (0 without such a line).
+        var testsPassed: Int {
+            let summary = output.split(separator: "\n").last { $0.contains("Test run with ") && $0.contains(" passed") }
+            guard let summary, let range = summary.range(of: "Test run with ") else { return 0 }
+            return Int(summary[range.upperBound...].prefix { $0.isNumber }) ?? 0
         }
     }
 

@@ -112,6 +112,27 @@ public final class PeerProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until the peer has printed `count` whole lines starting with `prefix`, and returns
+    /// them. Only lines ended by a newline count: `python3 -u` writes a `print`'s arguments one
+    /// by one, so the pipe can hold the start of a line whose end has not come yet.
+    @discardableResult
+    public func waitForLines(startingWith prefix: String, count: Int, timeout: Double = 10) async throws -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let text = String(decoding: standardOutput, as: UTF8.self)
+            // The piece after the last newline is not a whole line yet.
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                .filter { $0.hasPrefix(prefix) }.map(String.init)
+            if lines.count >= count { return lines }
+            guard Date() < deadline else {
+                throw BehaviourTimeout(
+                    what: "\(count) lines of peer output starting with \(prefix.debugDescription) (got \(text.debugDescription))",
+                    seconds: timeout)
+            }
+            await pause(milliseconds: 20)
+        }
+    }
+
     /// Waits for the peer to exit by itself; returns its status, or nil if it is still running.
     public func waitForExit(timeout: Double = 10) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)

@@ -10,7 +10,7 @@ extension NWConnectionGroup {
         /// The path a received message came over, when known.
         public let path: NWPath?
         /// The group a received message belongs to, for `reply` and `extractConnection`.
-        private weak var group: NWConnectionGroup?
+        private(set) weak var group: NWConnectionGroup?
 
         /// Creates a message to send, with the same settings as a connection's context.
         public override init(

@@ -69,8 +69,11 @@ extension NWConnectionGroup {
             }, on: queue)
     }
 
+    /// Sends one datagram to the group or to `endpoint`, marked as `message`'s IP metadata asks:
+    /// its ECN codepoint, and its service class when it names one (else the parameters').
     func sendMulticast(
-        _ content: Data?, to endpoint: NWEndpoint?, on engine: FlowListener, completion: @escaping @Sendable (NWError?) -> Void
+        _ content: Data?, to endpoint: NWEndpoint?, message: Message, on engine: FlowListener,
+        completion: @escaping @Sendable (NWError?) -> Void
     ) {
         var target: FlowTarget?
         if let endpoint {
@@ -81,6 +84,21 @@ extension NWConnectionGroup {
                 return
             }
         }
-        engine.sendGroupDatagram(content ?? Data(), to: target) { [self] error in complete(completion, with: error.map(NWError.init)) }
+        let ip = message.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata
+        let serviceClass = ip?.serviceClass ?? .bestEffort
+        engine.sendGroupDatagram(
+            content ?? Data(), to: target, ecn: ip?.ecn.codepoint ?? 0,
+            trafficClass: serviceClass == .bestEffort ? nil : serviceClass.trafficClass
+        ) { [self] error in complete(completion, with: error.map(NWError.init)) }
+    }
+
+    /// The engine flow of a connection to `endpoint` on the group's socket, nil when the group
+    /// is not a ready multicast group or `endpoint` is not an address.
+    func makeMulticastPeer(to endpoint: NWEndpoint) -> Flow? {
+        guard let multicastEngine, case .success(let target) = endpoint.flowTarget(),
+            let flow = multicastEngine.makeGroupPeer(to: target)
+        else { return nil }
+        _ = shared.withLock { $0.peerFlows.insert(ObjectIdentifier(flow)) }
+        return flow
     }
 }

@@ -44,6 +44,9 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         /// `deliverMulticast`).
         var pendingDeliveries = 0
         var queue: DispatchQueue?
+        /// The engine flows of a multicast group's connections to one peer each (for
+        /// `reinsert(connection:)`).
+        var peerFlows: Set<ObjectIdentifier> = []
     }
 
     /// Creates a group; nothing happens until ``start(queue:)``.
@@ -178,17 +181,24 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
 
     // MARK: - Streams
 
-    /// A connection for a new stream of the group (its options replace the QUIC options of the
-    /// group's parameters when given); start it to open the stream. Nil for groups that cannot
-    /// make one.
+    /// A connection taken from the group. For a QUIC group, a new stream (its options replace
+    /// the QUIC options of the group's parameters when given; start it to open the stream). For
+    /// a ready multicast group, a connection to `endpoint` (a member or a sender, as an address)
+    /// on the group's socket: it sends from the group's port, and the datagrams `endpoint` sends
+    /// go to it instead of to the group's receive handler. Nil for groups that cannot make one.
     public final func extract(connectionTo endpoint: NWEndpoint? = nil, using options: NWProtocolOptions? = nil) -> NWConnection? {
         NWConnection(from: self, to: endpoint, using: options)
     }
 
-    /// Gives an extracted connection back to the group. Streams of a multiplex group are not
-    /// taken back: always false.
+    /// Gives a connection taken from a multicast group back: its peer's datagrams go to the
+    /// group's receive handler again, and the connection is cancelled. False for a connection
+    /// this group did not make, and for a QUIC group's streams, which are not taken back.
     public final func reinsert(connection: NWConnection) -> Bool {
-        false
+        let flow = connection.flow
+        guard let multicastEngine, shared.withLock({ $0.peerFlows.remove(ObjectIdentifier(flow)) != nil }) else { return false }
+        multicastEngine.returnGroupPeer(flow)
+        connection.cancel()
+        return true
     }
 
     /// The engine flow that stands for the group, for its streams.
@@ -233,7 +243,7 @@ public final class NWConnectionGroup: CustomDebugStringConvertible, @unchecked S
         completion: @escaping @Sendable (NWError?) -> Void
     ) {
         if let multicastEngine {
-            sendMulticast(content, to: endpoint, on: multicastEngine, completion: completion)
+            sendMulticast(content, to: endpoint, message: message, on: multicastEngine, completion: completion)
             return
         }
         guard let connection else {

@@ -30,9 +30,13 @@ extension FlowListener {
     }
 
     /// Sends `data` as one datagram to every group (`target` nil) or to `target` (an address
-    /// literal, a member or a peer to reply to), from the group's port. `completion` runs on the
-    /// loop once the datagrams are written, with the error of a failed write.
-    package func sendGroupDatagram(_ data: Data, to target: FlowTarget?, completion: @escaping @Sendable (FlowError?) -> Void) {
+    /// literal, a member or a peer to reply to), from the group's port, with the ECN codepoint
+    /// `ecn` and the DSCP of `trafficClass` (nil: the parameters' own). `completion` runs on the
+    /// loop once the datagrams are written, with the error of one that could not go.
+    package func sendGroupDatagram(
+        _ data: Data, to target: FlowTarget?, ecn: UInt8 = 0, trafficClass: TrafficClass? = nil,
+        completion: @escaping @Sendable (FlowError?) -> Void
+    ) {
         eventLoop.execute {
             guard let channel = self.channel, self.state == .ready else {
                 completion(.posix(ENOTCONN))
@@ -54,9 +58,17 @@ extension FlowListener {
                 completion(.posix(EAFNOSUPPORT))
                 return
             }
-            let buffer = channel.allocator.buffer(bytes: data)
-            let writes = destinations.map { channel.write(AddressedEnvelope(remoteAddress: $0, data: buffer)) }
-            channel.flush()
+            // (Without its own socket's descriptor, a writer sends through NIO.)
+            let writer = self.groupWriter ?? DatagramWriter()
+            let batch = DatagramBatch(
+                bytes: channel.allocator.buffer(bytes: data), segmentSize: nil, ecn: ecn,
+                dscp: trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 })
+            let writes = destinations.map { destination in
+                let written = channel.eventLoop.makePromise(of: Void.self)
+                // (A refusal fails `written` too: the sender learns of it, the group goes on.)
+                _ = writer.write([batch], to: destination, through: ChannelDatagramOutbound(channel: channel), written: written)
+                return written.futureResult
+            }
             EventLoopFuture.andAllSucceed(writes, on: channel.eventLoop).whenComplete { result in
                 switch result {
                 case .success: completion(nil)
@@ -64,6 +76,12 @@ extension FlowListener {
                 }
             }
         }
+    }
+
+    /// Lets go of the group's socket (the writer's duplicate of it), once the channel closed.
+    func releaseGroupWriter() {
+        groupWriter?.release()
+        groupWriter = nil
     }
 
     /// The wildcard address of the groups' family, on the configured port. Throws EINVAL unless
@@ -119,6 +137,7 @@ extension FlowListener {
             guard self.state == .setup else { return }
             switch result {
             case .success:
+                self.shared.withLock { $0.groupChannel = channel }
                 NetworkLog.listener.debug(
                     "joined \(membership.groups.joined(separator: ", "))\(membership.source.map { " from \($0)" } ?? "")",
                     metadata: self.logMetadata)
@@ -126,14 +145,22 @@ extension FlowListener {
             case .failure(let error):
                 channel.close(promise: nil)
                 self.channel = nil
+                self.groupSocketClosed()
                 self.report(.failed(FlowError(error)))
             }
         }
     }
 
-    /// Hands a group's datagram over, unless unicast is disabled and it was not sent to a group.
+    /// Hands a group's datagram over, unless unicast is disabled and it was not sent to a group:
+    /// to the connection taken for its sender when there is one, else to the group.
     func receivedGroupDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, membership: MulticastMembership) {
-        guard state == .ready, let handler = groupDatagramHandler else { return }
+        guard state == .ready else { return }
+        let stamped = configuration.child.ip.shouldCalculateReceiveTime
+        if let flow = groupPeer(for: envelope.remoteAddress) {
+            _ = flow.deliverSharedDatagram(envelope.data, facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: stamped))
+            return
+        }
+        guard let handler = groupDatagramHandler else { return }
         let destination = envelope.metadata?.packetInfo?.destinationAddress
         if membership.disableUnicast {
             let sentTo = destination.map { FlowAddress($0).unmappedBytes }
@@ -150,7 +177,7 @@ extension FlowListener {
                 data: Data(buffer: envelope.data, byteTransferStrategy: .copy),
                 remote: FlowAddress(envelope.remoteAddress),
                 local: local.map(FlowAddress.init),
-                facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: configuration.child.ip.shouldCalculateReceiveTime)))
+                facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: stamped)))
     }
 
     /// Whether `address` is an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast address.

@@ -31,6 +31,9 @@ package final class FlowListener: @unchecked Sendable {
     struct SharedState {
         var port: Int?
         var limit = FlowListener.infiniteLimit
+        /// A multicast group's socket while the group is ready (its connections are made on it
+        /// from any thread).
+        var groupChannel: Channel?
     }
 
     // Touched on `eventLoop` only.
@@ -44,6 +47,10 @@ package final class FlowListener: @unchecked Sendable {
     var groupDatagramHandler: GroupDatagramHandler?
     /// A multicast group's addresses, resolved when it binds.
     var multicastGroups: [SocketAddress] = []
+    /// A multicast group's sends, straight to its socket while it is open.
+    var groupWriter: DatagramWriter?
+    /// A multicast group's connections to one peer each, by the peer's address.
+    var groupPeers: [SocketAddress: Flow] = [:]
     /// A datagram listener's peers (`DatagramPeerTable` bounds them).
     lazy var peers = DatagramPeerTable<Flow>(
         limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
@@ -111,6 +118,9 @@ package final class FlowListener: @unchecked Sendable {
             if self.configuration.transport == .tcp || self.peers.isEmpty {
                 self.channel?.close(promise: nil)
                 self.channel = nil
+                // Now, not once NIO reports the close (a later turn of the loop): the group
+                // writer's duplicate would keep the socket, and its memberships, until then.
+                if self.configuration.multicast != nil { self.groupSocketClosed() }
             }
             // Datagram peers keep the shared socket until they are cancelled themselves.
             self.stateHandler?(.cancelled)
@@ -130,6 +140,7 @@ package final class FlowListener: @unchecked Sendable {
             }
             self.channel?.close(promise: nil)
             self.channel = nil
+            if self.configuration.multicast != nil { self.groupSocketClosed() }
             self.report(.failed(error))
         }
     }
@@ -273,7 +284,9 @@ package final class FlowListener: @unchecked Sendable {
                 // QUIC: the address each client wrote to, which its connection's socket takes
                 // (see `receivedQUICDatagram`).
                 .channelOption(ChannelOptions.receivePacketInfo, value: isQUIC || configuration.multicast != nil)
-                .applying(options)
+                // (A group's socket has its options from before its bind: some, such as
+                // IPV6_V6ONLY, cannot be set again once it is bound.)
+                .applying(configuration.multicast == nil ? options : [])
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // And each datagram's ECN codepoint: ngtcp2 counts them from the first, and
@@ -282,7 +295,24 @@ package final class FlowListener: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }
-            future = bootstrap.bind(to: address)
+            if configuration.multicast != nil {
+                // A group's socket is opened here, so that its sends can go straight to it with
+                // their own TOS byte (`DatagramWriter`).
+                do {
+                    let descriptor = try DatagramSocketOpen.bound(to: address, reuseAddress: false, options: options)
+                    let writer = DatagramWriter()
+                    writer.reportsLostDatagrams = true
+                    // (Before NIO owns the descriptor: the number is still this socket's.)
+                    writer.writeDirectly(to: descriptor, addressed: true)
+                    groupWriter = writer
+                    future = bootstrap.withBoundSocket(descriptor)
+                } catch {
+                    report(.failed(error))
+                    return
+                }
+            } else {
+                future = bootstrap.bind(to: address)
+            }
         }
         future.whenComplete { result in
             switch result {
@@ -296,12 +326,15 @@ package final class FlowListener: @unchecked Sendable {
                 let port = channel.localAddress?.port
                 self.shared.withLock { $0.port = port }
                 if let membership = self.configuration.multicast {
+                    // The writer's duplicate would keep the socket, and its memberships, open.
+                    channel.closeFuture.whenComplete { _ in self.groupSocketClosed() }
                     self.joinGroups(membership, on: channel)
                     return
                 }
                 self.updateAcceptReadiness()
                 self.report(.ready)
             case .failure(let error):
+                self.releaseGroupWriter()
                 guard self.state == .setup else { return }
                 self.report(.failed(FlowError(error)))
             }

@@ -771,7 +771,7 @@ package final class QUICConnectionBinding {
     }
 
     /// The packets made since the last call, in order, batched for the socket.
-    func takeBatches() -> [QUICPacketBatcher.Batch] {
+    func takeBatches() -> [DatagramBatch] {
         output.take()
     }
 

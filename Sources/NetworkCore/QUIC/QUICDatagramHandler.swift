@@ -31,7 +31,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var remote: SocketAddress?
     /// How the packets reach the socket.
-    private let writer = QUICPacketWriter()
+    private let writer = DatagramWriter()
     private var timer: Scheduled<Void>?
     private var timerDeadline: UInt64?
     /// Set while the binding is driven: operations called meanwhile (by the event handler) are
@@ -204,7 +204,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         // long, as in a batch sent with `UDP_SEGMENT`.
         let now = Self.now()
         let ecn = ECNCodepoint.codepoint(envelope.metadata?.ecnState)
-        QUICPacketBatcher.Batch(bytes: envelope.data, segmentSize: envelope.metadata?.segmentSize).forEachPacket { datagram in
+        DatagramBatch(bytes: envelope.data, segmentSize: envelope.metadata?.segmentSize).forEachPacket { datagram in
             binding?.receive(datagram, from: envelope.remoteAddress, ecn: ecn, now: now)
         }
     }
@@ -466,7 +466,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         guard let remote, let binding else { return }
         let batches = binding.takeBatches()
         guard !batches.isEmpty else { return }
-        if let error = writer.write(batches, to: remote, context: context) {
+        if let error = writer.write(batches, to: remote, through: context) {
             end(error)
             return
         }

@@ -9,32 +9,6 @@ import NIOCore
 /// every packet is a batch of its own (still cut from the shared storage, so no allocation per
 /// packet).
 struct QUICPacketBatcher {
-    /// One run of packets to send with one write.
-    struct Batch {
-        var bytes: ByteBuffer
-        /// The length of every packet but the last (which may be shorter); nil for one packet.
-        var segmentSize: Int?
-        /// The ECN codepoint its packets leave with (RFC 9000, 13.4: what ngtcp2 asks for; 0:
-        /// not ECN-capable).
-        var ecn: UInt8 = 0
-
-        /// Calls `body` with each packet of the batch, in order (slices: no copy).
-        func forEachPacket(_ body: (ByteBuffer) -> Void) {
-            guard let segmentSize, segmentSize > 0 else { return body(bytes) }
-            var rest = bytes
-            while rest.readableBytes > 0, let packet = rest.readSlice(length: min(segmentSize, rest.readableBytes)) {
-                body(packet)
-            }
-        }
-
-        /// The packets of the batch, one buffer each.
-        var packets: [ByteBuffer] {
-            var out: [ByteBuffer] = []
-            forEachPacket { out.append($0) }
-            return out
-        }
-    }
-
     /// A batch still being filled, by its place in `storage`.
     private struct Run {
         var start: Int
@@ -48,7 +22,7 @@ struct QUICPacketBatcher {
 
     /// Whether packets of one size are put together for the kernel to segment: only where they
     /// reach the socket directly and the system has `UDP_SEGMENT`, and not once a segmented
-    /// write failed on this path (`QUICPacketWriter`).
+    /// write failed on this path (`DatagramWriter`).
     var segments: Bool
     /// The most packets in one batch (the kernel's `UDP_MAX_SEGMENTS`: 64 since Linux 4.18).
     let maximumSegments: Int
@@ -64,7 +38,7 @@ struct QUICPacketBatcher {
     /// The batches in `storage`, in order; the last may still grow.
     private var runs: [Run] = []
     /// Batches of storage already given up.
-    private var done: [Batch] = []
+    private var done: [DatagramBatch] = []
 
     init(segments: Bool = false, maximumSegments: Int = 64) {
         self.segments = segments
@@ -101,7 +75,7 @@ struct QUICPacketBatcher {
     }
 
     /// The batches made since the last call, in order.
-    mutating func take() -> [Batch] {
+    mutating func take() -> [DatagramBatch] {
         sealStorage()
         defer { done.removeAll(keepingCapacity: true) }
         return done
@@ -136,7 +110,7 @@ struct QUICPacketBatcher {
         for run in runs {
             // (In range: each run was written into this storage.)
             guard let bytes = storage.getSlice(at: run.start, length: run.length) else { continue }
-            done.append(Batch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn))
+            done.append(DatagramBatch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn))
         }
     }
 }

@@ -16,10 +16,13 @@ package enum DatagramSocketOpen {
     package static let receiveBufferBytes: Int32 = 2 << 20
 
     /// Opens a nonblocking, close-on-exec UDP socket of `family`, sets `SO_REUSEADDR` when asked
-    /// (a QUIC listener's per-connection sockets share its port) and a larger receive buffer
-    /// (`receiveBufferBytes`; best effort), and binds it to `local`. The descriptor is closed on
-    /// failure.
-    package static func bound(family: Int32, local: UnsafeRawBufferPointer, reuseAddress: Bool) throws(SystemError) -> Int32 {
+    /// (a QUIC listener's per-connection sockets share its port), a larger receive buffer
+    /// (`receiveBufferBytes`; best effort) and `options` (those that must come before the bind,
+    /// such as `SO_REUSEPORT` and `IPV6_V6ONLY`, among them), and binds it to `local`. The
+    /// descriptor is closed on failure.
+    package static func bound(
+        family: Int32, local: UnsafeRawBufferPointer, reuseAddress: Bool, options: [SocketOptionSetting] = []
+    ) throws(SystemError) -> Int32 {
         let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .last("socket") }
         var size = receiveBufferBytes
@@ -29,6 +32,12 @@ package enum DatagramSocketOpen {
                 var on: Int32 = 1
                 guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
                     throw .last("setsockopt(SO_REUSEADDR)")
+                }
+            }
+            for option in options {
+                var value = option.value
+                guard setsockopt(descriptor, option.level, option.name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                    throw .last("setsockopt(\(option.level), \(option.name))")
                 }
             }
             guard let address = local.baseAddress else { throw SystemError(errno: EINVAL, call: "bind") }

@@ -4,22 +4,31 @@ import Glibc
 import Musl
 #endif
 
-/// A `DirectSocket` on a connected UDP socket: a QUIC connection writes its packets through it
-/// from the event loop, without NIO's per-write bookkeeping, several at once when the kernel
-/// segments them (`UDP_SEGMENT`), and learns of a refused segmentation itself (through NIO such
-/// a failure would close the channel).
+/// A `DirectSocket` on a UDP socket: a QUIC connection, or a multicast group, writes its
+/// datagrams through it from the event loop, without NIO's per-write bookkeeping, several at once
+/// when the kernel segments them (`UDP_SEGMENT`), with a whole TOS byte per datagram (NIO's
+/// metadata carries the ECN bits alone, and the control message replaces the socket's DSCP), and
+/// learns of a refused segmentation itself (through NIO such a failure would close the channel).
 extension DirectSocket {
     /// `SOL_UDP`'s `UDP_SEGMENT` (linux/udp.h): the size to cut one send into datagrams at.
     private static let udpSegment: Int32 = 103
 
     /// Sends `bytes` as one datagram, or, with `segmentSize`, as datagrams of that size (the
-    /// last may be shorter), without blocking, with the ECN codepoint `ecn` (the low two bits
-    /// of `IP_TOS` when `overIPv4`, an IPv4-mapped peer of an IPv6 socket too, else of
-    /// `IPV6_TCLASS`; none sent for 0, the socket's default).
-    package func sendDatagram(_ bytes: UnsafeRawBufferPointer, segmentSize: Int?, ecn: UInt8 = 0, overIPv4: Bool = true) -> Outcome {
+    /// last may be shorter), without blocking, to `destination` (a `sockaddr`; nil on a connected
+    /// socket). With `tos`, the datagrams leave with that whole TOS byte (DSCP and ECN): `IP_TOS`
+    /// when `overIPv4` (an IPv4-mapped peer of an IPv6 socket too), else `IPV6_TCLASS`; without
+    /// it, with the socket's own.
+    package func sendDatagram(
+        _ bytes: UnsafeRawBufferPointer, segmentSize: Int?, tos: UInt8? = nil, overIPv4: Bool = true,
+        to destination: UnsafeRawBufferPointer? = nil
+    ) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
         var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
         var message = msghdr()
+        if let destination, let address = destination.baseAddress {
+            message.msg_name = UnsafeMutableRawPointer(mutating: address)
+            message.msg_namelen = socklen_t(destination.count)
+        }
         // Room for two cmsgs of at most 8 bytes of data each (aligned as the kernel's CMSG_SPACE).
         let space = MemoryLayout<cmsghdr>.stride + MemoryLayout<UInt64>.stride
         let controlSpace = 2 * space
@@ -27,7 +36,7 @@ extension DirectSocket {
             withUnsafeTemporaryAllocation(byteCount: controlSpace, alignment: MemoryLayout<cmsghdr>.alignment) { control in
                 message.msg_iov = vectorPointer
                 message.msg_iovlen = 1
-                if let controlBase = control.baseAddress, segmentSize != nil || ecn != 0 {
+                if let controlBase = control.baseAddress, segmentSize != nil || tos != nil {
                     control.initializeMemory(as: UInt8.self, repeating: 0)
                     var used = 0
                     if let segmentSize {
@@ -38,12 +47,12 @@ extension DirectSocket {
                         (controlBase + used + MemoryLayout<cmsghdr>.stride).storeBytes(of: UInt16(clamping: segmentSize), as: UInt16.self)
                         used += space
                     }
-                    if ecn != 0 {
+                    if let tos {
                         let header = (controlBase + used).assumingMemoryBound(to: cmsghdr.self)
                         header.pointee.cmsg_level = overIPv4 ? Int32(IPPROTO_IP) : Int32(IPPROTO_IPV6)
                         header.pointee.cmsg_type = overIPv4 ? Int32(IP_TOS) : Int32(IPV6_TCLASS)
                         header.pointee.cmsg_len = MemoryLayout<cmsghdr>.stride + MemoryLayout<Int32>.size
-                        (controlBase + used + MemoryLayout<cmsghdr>.stride).storeBytes(of: Int32(ecn & 3), as: Int32.self)
+                        (controlBase + used + MemoryLayout<cmsghdr>.stride).storeBytes(of: Int32(tos), as: Int32.self)
                         used += space
                     }
                     message.msg_control = controlBase
@@ -57,5 +66,17 @@ extension DirectSocket {
                 }
             }
         }
+    }
+
+    /// The TOS byte the socket gives its datagrams of one family (`IP_TOS` for IPv4, an
+    /// IPv4-mapped peer of an IPv6 socket too, else `IPV6_TCLASS`): what the parameters' service
+    /// class set, or 0.
+    package func trafficClassByte(overIPv4: Bool) -> UInt8 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let level = overIPv4 ? Int32(IPPROTO_IP) : Int32(IPPROTO_IPV6)
+        let name = overIPv4 ? Int32(IP_TOS) : Int32(IPV6_TCLASS)
+        guard getsockopt(descriptor, level, name, &value, &length) == 0, value >= 0 else { return 0 }
+        return UInt8(truncatingIfNeeded: value)
     }
 }

@@ -21,7 +21,7 @@ struct QUICPacketBatcherTests {
     }
 
     /// The packets of `batches`, as (length, the byte they are filled with).
-    static func packets(_ batches: [QUICPacketBatcher.Batch]) -> [[UInt8]] {
+    static func packets(_ batches: [DatagramBatch]) -> [[UInt8]] {
         batches.flatMap(\.packets).map { Array($0.readableBytesView) }
     }
 

@@ -126,9 +126,8 @@ extension BehaviourTests {
 extension BehaviourTests.PacketMetadata {
     /// What a `report` peer saw: the TOS / traffic-class byte of each datagram, by payload.
     static func reported(_ peer: PeerProcess, count: Int) async throws -> [String: Int] {
-        try await peer.waitForOutput(containing: "got ", occurrences: count)
         var seen: [String: Int] = [:]
-        for line in String(decoding: peer.standardOutput, as: UTF8.self).split(separator: "\n") {
+        for line in try await peer.waitForLines(startingWith: "got ", count: count) {
             let words = line.split(separator: " ")
             guard words.count == 3, words[0] == "got", let tos = Int(words[1]) else { continue }
             seen[String(words[2])] = tos

@@ -28,6 +28,10 @@ struct QUICECNTests {
                 meta l4proto udp ip ecn not-ect counter
                 meta l4proto udp ip ecn ce counter
               }
+              chain dscp {
+                type filter hook input priority 1; policy accept;
+                meta l4proto udp ip dscp af41 ip ecn ect0 counter
+              }
               chain output {
                 type filter hook output priority 0; policy accept;
                 meta l4proto udp ip ecn ect0 counter
@@ -44,8 +48,10 @@ struct QUICECNTests {
         defer { listener.stop() }
         try await namespace.waitUntilBound(port: 4433, udp: true)
 
-        let connection = NWConnection(
-            host: NWEndpoint.Host(server), port: 4433, using: QUICConnectionTests.pinned(Array(try identity.certificateDER)))
+        // A service class too: its DSCP (AF41) must stay beside the ECN codepoint of each packet.
+        let parameters = QUICConnectionTests.pinned(Array(try identity.certificateDER))
+        parameters.serviceClass = .interactiveVideo
+        let connection = NWConnection(host: NWEndpoint.Host(server), port: 4433, using: parameters)
         #expect(await TLSInteropTests.settle(connection) == .ready)
         defer { connection.cancel() }
         let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -55,14 +61,16 @@ struct QUICECNTests {
         #expect(ended)
 
         let counters = try namespace.run(nft, ["list", "table", "inet", "marks"])
-        let counts = counters.split(separator: "\n").compactMap { line -> Int? in
+        let all = counters.split(separator: "\n").compactMap { line -> Int? in
             guard let range = line.range(of: "counter packets ") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
-        // Input (client to server): ect0, not-ect, ce; then output (server to client). nft
-        // counts what the stack hands it: a segmented batch of packets is one.
-        try #require(counts.count == 6, "\(counters)")
-        print("QUICECN: to the server ECT(0) \(counts[0]), not-ECT \(counts[1]), CE \(counts[2]); to the client ECT(0) \(counts[3]), not-ECT \(counts[4]), CE \(counts[5])")
+        // Input (client to server): ect0, not-ect, ce; AF41 with ECT(0); then output (server to
+        // client). nft counts what the stack hands it: a segmented batch of packets is one.
+        try #require(all.count == 7, "\(counters)")
+        print("QUICECN: to the server ECT(0) \(all[0]) (AF41 and ECT(0) \(all[3])), not-ECT \(all[1]), CE \(all[2]); to the client ECT(0) \(all[4]), not-ECT \(all[5]), CE \(all[6])")
+        #expect(all[3] == all[0], "every ECT(0) packet of the client keeps its class's DSCP")
+        let counts = [all[0], all[1], all[2], all[4], all[5], all[6]]
         #expect(counts[0] >= 8 * counts[1] && counts[1] <= 4, "the client's packets are marked")
         #expect(counts[3] >= 8 * counts[4] && counts[4] <= 4, "the server's packets are marked")
         #expect(counts[2] == 0 && counts[5] == 0)

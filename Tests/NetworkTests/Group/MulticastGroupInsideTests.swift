@@ -74,7 +74,7 @@ struct MulticastGroupInsideTests {
                 while !predicate(log(name)) { try await Task.sleep(for: .milliseconds(50)) }
             }
         } catch {
-            Issue.record("\(error); the log's last lines: \(log(name).suffix(8))")
+            Issue.record("\(error); the log's last lines: \(log(name).suffix(8)); lines from 10.81.0.1: \(log(name).filter { $0.hasPrefix("10.81.0.1 ") })")
         }
     }
 

@@ -62,6 +62,18 @@ final class ToolProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until standard output contains `text`.
+    func waitForStandardOutput(containing text: String, timeout: Double = 15) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !standardOutput.contains(text) {
+            guard process.isRunning, Date() < deadline else {
+                throw OutputTimeout(
+                    description: "no standard output containing \(text.debugDescription) within \(timeout) s (got \(standardOutput.debugDescription), standard error \(standardError.debugDescription))")
+            }
+            await pause(milliseconds: 20)
+        }
+    }
+
     /// Waits for the program to exit by itself; its status, or nil if it still runs.
     func waitForExit(timeout: Double = 15) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)

@@ -9,18 +9,18 @@ import Testing
 
 @testable import NetworkCore
 
-/// `QUICPacketWriter` on a real socket whose path refuses a segmented send: a veth pair with an
+/// `DatagramWriter` on a real socket whose path refuses a segmented send: a veth pair with an
 /// MTU of 1,300 into a network namespace, where a Python socket prints the size of each
 /// datagram it gets. The kernel refuses segments larger than the path's packets (`EMSGSIZE`);
 /// the writer must then turn segmentation off and send those packets one by one (the kernel
 /// fragments each), losing none.
-@Suite("QUIC.PacketWriter", .serialized)
-struct QUICPacketWriterTests {
+@Suite("Engine.DatagramWriter", .serialized)
+struct DatagramWriterTests {
     /// Keeps the pipeline's context, and a writer working through it (used on the loop only,
     /// hence unchecked).
     final class WriterHost: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
-        let writer = QUICPacketWriter()
+        let writer = DatagramWriter()
         var context: ChannelHandlerContext?
         func handlerAdded(context: ChannelHandlerContext) { self.context = context }
         func handlerRemoved(context: ChannelHandlerContext) {
@@ -31,8 +31,8 @@ struct QUICPacketWriterTests {
     }
 
     /// A batch of `count` packets of `size` bytes, segmented.
-    static func batch(count: Int, size: Int) -> QUICPacketBatcher.Batch {
-        QUICPacketBatcher.Batch(bytes: ByteBuffer(repeating: 0x51, count: count * size), segmentSize: size)
+    static func batch(count: Int, size: Int) -> DatagramBatch {
+        DatagramBatch(bytes: ByteBuffer(repeating: 0x51, count: count * size), segmentSize: size)
     }
 
     @Test("segments the path takes go in one send; segments larger than its packets are refused, and the writer sends them one by one instead")
@@ -75,15 +75,14 @@ struct QUICPacketWriterTests {
             guard let context = host.context else { throw ChannelError.ioOnClosedChannel }
             host.writer.writeDirectly(to: descriptor)
             #expect(host.writer.segments == System.supportsUDPSegmentationOffload)
-            #expect(host.writer.write([Self.batch(count: 3, size: 600)], to: remote, context: context) == nil)
+            #expect(host.writer.write([Self.batch(count: 3, size: 600)], to: remote, through: context) == nil)
             let afterSmall = host.writer.segments
-            #expect(host.writer.write([Self.batch(count: 3, size: 1_400)], to: remote, context: context) == nil)
+            #expect(host.writer.write([Self.batch(count: 3, size: 1_400)], to: remote, through: context) == nil)
             return (afterSmall, host.writer.segments)
         }.get()
         #expect(afterSmall, "a path that takes the segments keeps segmentation on")
         #expect(!afterLarge, "a refused segmentation turns it off")
-        try await receiver.waitForOutput(containing: "got", occurrences: 6)
-        let sizes = String(decoding: receiver.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("got") }
+        let sizes = try await receiver.waitForLines(startingWith: "got", count: 6)
         #expect(sizes == ["got 600", "got 600", "got 600", "got 1400", "got 1400", "got 1400"])
         // Closed before the test returns, so the handler is gone too (LeakSanitizer checks).
         try await channel.close()

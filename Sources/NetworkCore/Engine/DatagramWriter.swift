@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NetworkDNS
+import NetworkSystem
+
+/// Puts datagrams on a UDP socket (a QUIC connection's packets, a multicast group's sends):
+/// straight to the socket where its descriptor is known (one `sendmsg` per batch, the kernel
+/// segmenting a batch of full-size datagrams, with each batch's whole TOS byte), through NIO
+/// otherwise, and through NIO too while the socket's buffer is full (NIO then waits for it to
+/// drain; direct writes resume once NIO has written everything it took, so datagrams keep their
+/// order). Through NIO a datagram carries its ECN codepoint but the socket's DSCP. Runs on the
+/// channel's loop.
+///
+/// A refused segmentation turns segmentation off for the socket and sends that batch's
+/// datagrams one by one: `EMSGSIZE` when the segments are larger than the path's packets (the
+/// kernel would fragment single datagrams, but not segments), `EIO` where the device or IPsec
+/// cannot take segments, `EINVAL` for other limits. Through NIO, batches always go as single
+/// datagrams, since NIO would close the channel on such an error.
+final class DatagramWriter {
+    private var direct: DirectSocket?
+    /// Writes handed to NIO and not yet done.
+    private var queuedInNIO = 0
+    /// Whether each write names its destination (an unconnected socket, a group's).
+    private var addressed = false
+    /// The TOS bytes the socket gives its IPv4 and IPv6 datagrams itself (its service class).
+    private var socketTOS: (v4: UInt8, v6: UInt8) = (0, 0)
+
+    /// Whether batches of several datagrams can be sent (straight to the socket only).
+    private(set) var segments = false
+    /// A server's connection: a refused packet (ICMP port unreachable from an address its
+    /// client left) is dropped, as a lost one would be, rather than ending the connection.
+    var toleratesRefusals = false
+    /// Whether a datagram that cannot go now (too large for the path, no route, buffers short)
+    /// fails the write (a group's send, whose sender learns why) rather than being dropped as a
+    /// lost one (a QUIC packet: loss recovery takes it from there).
+    var reportsLostDatagrams = false
+
+    /// Datagrams go to `descriptor` (duplicated here) from now on, naming their destination
+    /// when `addressed` (an unconnected socket); segmentation is on where the system has it.
+    func writeDirectly(to descriptor: Int32, addressed: Bool = false) {
+        direct = DirectSocket(duplicating: descriptor)
+        segments = direct != nil && System.supportsUDPSegmentationOffload
+        self.addressed = addressed
+        if let direct { socketTOS = (direct.trafficClassByte(overIPv4: true), direct.trafficClassByte(overIPv4: false)) }
+    }
+
+    /// Reconnects the socket to `remote`, so that it leaves from the source address the route
+    /// to `remote` now has (`DirectSocket.reconnect(to:)`), and returns its new local address;
+    /// nil when datagrams do not go straight to the socket, or the system refused.
+    func reconnect(to remote: SocketAddress) -> SocketAddress? {
+        guard let direct else { return nil }
+        do {
+            let storage = try remote.withSockAddr { address, length in
+                try direct.reconnect(to: UnsafeRawBufferPointer(start: address, count: length))
+            }
+            return SocketAddress(storage: storage)
+        } catch {
+            NetworkLog.quic.debug("could not move the socket to a new path: \(error)")
+            return nil
+        }
+    }
+
+    /// Lets go of the socket (it stays open while a duplicate exists).
+    func release() {
+        direct = nil
+        segments = false
+    }
+
+    /// Writes `batches` to `remote` in order and flushes. Returns the socket's error when it
+    /// cannot go on, else nil. `written`, when given, completes once every datagram is written,
+    /// with the first error of one that could not go when `reportsLostDatagrams`.
+    func write(
+        _ batches: [DatagramBatch], to remote: SocketAddress, through outbound: some DatagramOutbound,
+        written: EventLoopPromise<Void>? = nil
+    ) -> FlowError? {
+        var pending = batches[...]
+        var lost: FlowError?
+        let overIPv4 = Self.isIPv4(remote)
+        if let direct, queuedInNIO == 0 {
+            while let batch = pending.first {
+                let tos = tos(of: batch, overIPv4: overIPv4)
+                let outcome = batch.bytes.withUnsafeReadableBytes { bytes in
+                    guard addressed else {
+                        return direct.sendDatagram(bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4)
+                    }
+                    return remote.withSockAddr { address, length in
+                        direct.sendDatagram(
+                            bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4,
+                            to: UnsafeRawBufferPointer(start: address, count: length))
+                    }
+                }
+                switch outcome {
+                case .wrote:
+                    pending.removeFirst()
+                    continue
+                case .wouldBlock:
+                    break
+                case .failed(let code) where batch.segmentSize != nil && Self.refusesSegments(code):
+                    NetworkLog.quic.debug("the path refused segmented datagrams (errno \(code)): sending them one by one")
+                    segments = false
+                    pending.removeFirst()
+                    pending = ArraySlice(batch.singles + pending)
+                    continue
+                case .failed(let code) where Self.losesDatagram(code) || (code == ECONNREFUSED && toleratesRefusals):
+                    // As NIO does: a datagram too large for the path (a path MTU probe), or an
+                    // unreachable host for now.
+                    if reportsLostDatagrams, lost == nil { lost = .posix(code) }
+                    pending.removeFirst()
+                    continue
+                case .failed(let code):
+                    written?.fail(FlowError.posix(code))
+                    return .posix(code)
+                }
+                break
+            }
+        }
+        var writes: [EventLoopFuture<Void>] = []
+        for batch in pending {
+            batch.forEachPacket { packet in
+                let promise = direct == nil && written == nil ? nil : outbound.eventLoop.makePromise(of: Void.self)
+                if let promise {
+                    writes.append(promise.futureResult)
+                    if direct != nil {
+                        queuedInNIO += 1
+                        promise.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.queuedInNIO -= 1 }
+                    }
+                }
+                let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(batch.ecn))
+                outbound.write(datagram: AddressedEnvelope(remoteAddress: remote, data: packet, metadata: metadata), promise: promise)
+            }
+        }
+        if !pending.isEmpty { outbound.flushDatagrams() }
+        if let written {
+            if writes.isEmpty {
+                if let lost { written.fail(lost) } else { written.succeed() }
+            } else {
+                let lost = lost
+                EventLoopFuture.andAllSucceed(writes, on: written.futureResult.eventLoop).whenComplete { result in
+                    switch (result, lost) {
+                    case (_, let lost?): written.fail(lost)
+                    case (.failure(let error), nil): written.fail(error)
+                    case (.success, nil): written.succeed()
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The TOS byte `batch` leaves with, nil when it is the socket's own (no control message).
+    private func tos(of batch: DatagramBatch, overIPv4: Bool) -> UInt8? {
+        let own = overIPv4 ? socketTOS.v4 : socketTOS.v6
+        let tos = (batch.dscp ?? own >> 2) << 2 | (batch.ecn & 3)
+        return tos == own ? nil : tos
+    }
+
+    /// IPv4 datagrams (an IPv4-mapped address on an IPv6 socket too) take their TOS byte from
+    /// `IP_TOS`, IPv6 ones from `IPV6_TCLASS`.
+    private static func isIPv4(_ address: SocketAddress) -> Bool {
+        guard case .v6(let v6) = address else { return true }
+        return withUnsafeBytes(of: v6.address.sin6_addr) { $0.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) }
+    }
+
+    private static func refusesSegments(_ code: Int32) -> Bool {
+        code == EMSGSIZE || code == EIO || code == EINVAL
+    }
+
+    private static func losesDatagram(_ code: Int32) -> Bool {
+        code == EMSGSIZE || code == EHOSTUNREACH || code == ENOBUFS
+    }
+}
