@@ -54,33 +54,33 @@ public func sec_protocol_options_are_equal(_ optionsA: sec_protocol_options_t, _
 /// Session resumption (on by default): QUIC clients resume a session a server gave a ticket for
 /// unless this is false; TLS over TCP records the value only.
 public func sec_protocol_options_set_tls_resumption_enabled(_ options: sec_protocol_options_t, _ resumption_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["resumption"] = resumption_enabled }
+    options.settings.withLock { $0.toggles["resumption"] = resumption_enabled }
 }
 
 /// Session tickets (on by default): QUIC listeners issue tickets for resumption unless this is
 /// false; TLS over TCP records the value only.
 public func sec_protocol_options_set_tls_tickets_enabled(_ options: sec_protocol_options_t, _ tickets_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["tickets"] = tickets_enabled }
+    options.settings.withLock { $0.toggles["tickets"] = tickets_enabled }
 }
 
 /// TLS False Start: not used by the engine; the value is recorded only.
 public func sec_protocol_options_set_tls_false_start_enabled(_ options: sec_protocol_options_t, _ false_start_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["falseStart"] = false_start_enabled }
+    options.settings.withLock { $0.toggles["falseStart"] = false_start_enabled }
 }
 
 /// Signed certificate timestamps: not requested by the engine; the value is recorded only.
 public func sec_protocol_options_set_tls_sct_enabled(_ options: sec_protocol_options_t, _ sct_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["sct"] = sct_enabled }
+    options.settings.withLock { $0.toggles["sct"] = sct_enabled }
 }
 
 /// OCSP stapling: not requested by the engine; the value is recorded only.
 public func sec_protocol_options_set_tls_ocsp_enabled(_ options: sec_protocol_options_t, _ ocsp_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["ocsp"] = ocsp_enabled }
+    options.settings.withLock { $0.toggles["ocsp"] = ocsp_enabled }
 }
 
 /// Renegotiation: the engine never renegotiates; the value is recorded only.
 public func sec_protocol_options_set_tls_renegotiation_enabled(_ options: sec_protocol_options_t, _ renegotiation_enabled: Bool) {
-    options.settings.withLock { $0.ignoredKnobs["renegotiation"] = renegotiation_enabled }
+    options.settings.withLock { $0.toggles["renegotiation"] = renegotiation_enabled }
 }
 
 /// Whether the session carried early (0-RTT) data the server accepted: only QUIC sessions do here.
@@ -105,5 +105,5 @@ public func sec_protocol_metadata_peers_are_equal(_ metadataA: sec_protocol_meta
 /// defaults whatever the group; the group is recorded only (explicit suites, appended with
 /// `sec_protocol_options_append_tls_ciphersuite`, do restrict the offer).
 public func sec_protocol_options_append_tls_ciphersuite_group(_ options: sec_protocol_options_t, _ group: tls_ciphersuite_group_t) {
-    options.settings.withLock { $0.ignoredKnobs["ciphersuiteGroup.\(group)"] = true }
+    options.settings.withLock { $0.toggles["ciphersuiteGroup.\(group)"] = true }
 }

@@ -26,8 +26,9 @@ public final class sec_protocol_options_t: Sendable {
         package var cipherSuites: [UInt16] = []
         package var challengeBlock: sec_protocol_challenge_t?
         package var challengeQueue: DispatchQueue?
-        /// Apple knobs the engine does not act on, recorded for inspection.
-        package var ignoredKnobs: [String: Bool] = [:]
+        /// On/off settings by name, as set: the engine acts on "resumption" and "tickets"; the
+        /// others (such as "falseStart") are kept only to be read back.
+        package var toggles: [String: Bool] = [:]
     }
 
     package let settings = Lock(Settings())

@@ -2,7 +2,7 @@
 """A multicast peer for the NWConnectionGroup tests: python's own socket module, the independent side.
 
     multicast_peer.py --log FILE --bind ADDRESS --port PORT [--join GROUP]... [--send ADDRESS]...
-                      [--wildcard] [--bind-group] [--interval SECONDS] [--seconds N] [--report-tos] [--every-tos]
+                      [--wildcard] [--bind-group] [--broadcast] [--interval SECONDS] [--seconds N] [--report-tos] [--every-tos]
                       [--flood N --sources M --start-when FILE]
 
 Binds one UDP socket of ADDRESS's family to (ADDRESS, PORT) (PORT 0: any), joins each GROUP on the
@@ -11,6 +11,7 @@ interface that holds ADDRESS, and every INTERVAL sends "from ADDRESS SEQ" to eac
 "SOURCE_ADDRESS SOURCE_PORT PAYLOAD", flushed at once; the first line is "ready PORT" (its port).
 Ends after N seconds (default 120) or on SIGTERM.
 
+--broadcast lets it send to broadcast addresses (SO_BROADCAST).
 --bind-group binds to the first GROUP instead of the wildcard address (only its datagrams arrive).
 --report-tos adds " tos=N" to each line (the datagram's TOS / traffic-class byte, IPv4 and IPv6).
 --every-tos (IPv4) sends datagram SEQ with the TOS byte SEQ % 256 and the payload "tos N SEQ": a
@@ -76,6 +77,7 @@ def main():
     parser.add_argument("--wildcard", action="store_true", help="bind to the wildcard address (to receive broadcasts)")
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--broadcast", action="store_true", help="allow sending to broadcast addresses (SO_BROADCAST)")
     parser.add_argument("--report-tos", action="store_true")
     parser.add_argument("--bind-group", action="store_true", help="bind to the first --join group, not the wildcard")
     parser.add_argument("--every-tos", action="store_true")
@@ -110,6 +112,8 @@ def main():
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, request)
     # Sends from the wildcard-bound socket still leave from ADDRESS: the interface above.
 
+    if options.broadcast:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
     if options.report_tos:
         if v6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVTCLASS, 1)

@@ -16,8 +16,8 @@ extension sec_protocol_options_t {
         tls.peerAuthenticationRequired = snapshot.peerAuthenticationRequired
         tls.preSharedKeys = snapshot.preSharedKeys.map { (key: $0.key, identity: String(decoding: $0.identity, as: UTF8.self)) }
         tls.cipherSuites = snapshot.cipherSuites
-        tls.resumption = snapshot.ignoredKnobs["resumption"] ?? true
-        tls.tickets = snapshot.ignoredKnobs["tickets"] ?? true
+        tls.resumption = snapshot.toggles["resumption"] ?? true
+        tls.tickets = snapshot.toggles["tickets"] ?? true
         if let identity = snapshot.localIdentity {
             tls.certificateChain = identity.certificateChain.map { Array($0) }
             tls.privateKey = Array(identity.privateKeyDER)

@@ -32,13 +32,8 @@ extension NWConnectionGroup {
         // The engine holds the group (and the group its handlers) until the group is cancelled.
         engine.startGroup(
             stateHandler: { [self] state in
-                switch state {
-                case .setup: break
-                case .waiting(let error): changeState(to: .waiting(NWError(error)), on: queue)
-                case .ready: changeState(to: .ready, on: queue)
-                case .failed(let error): changeState(to: .failed(NWError(error)), on: queue)
-                case .cancelled: changeState(to: .cancelled, on: queue)
-                }
+                // (The group is in setup already.)
+                if state != .setup { changeState(to: State(state), on: queue) }
             },
             datagramHandler: { [self] datagram in deliverMulticast(datagram, from: engine, on: queue) })
     }

@@ -1,3 +1,5 @@
+import NetworkCore
+
 extension NWConnectionGroup {
     /// Where a group is in its life. A multiplex group follows its connection: `ready` once the
     /// handshake is done, `failed` when the connection ends with an error, `cancelled` last.
@@ -12,5 +14,16 @@ extension NWConnectionGroup {
         case failed(NWError)
         /// It was cancelled; nothing follows.
         case cancelled
+
+        /// The group state of a multicast group's engine socket state.
+        init(_ state: FlowListenerState) {
+            switch state {
+            case .setup: self = .setup
+            case .waiting(let error): self = .waiting(NWError(error))
+            case .ready: self = .ready
+            case .failed(let error): self = .failed(NWError(error))
+            case .cancelled: self = .cancelled
+            }
+        }
     }
 }

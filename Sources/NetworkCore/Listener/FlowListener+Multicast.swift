@@ -100,6 +100,7 @@ extension FlowListener {
             }
         }
         multicastGroups = groups
+        multicastGroupBytes = groups.map { FlowAddress($0).unmappedBytes }
         return try SocketAddress(ipAddress: first.protocol == .inet6 ? "::" : "0.0.0.0", port: configuration.port)
     }
 
@@ -164,7 +165,7 @@ extension FlowListener {
         let destination = envelope.metadata?.packetInfo?.destinationAddress
         if membership.disableUnicast {
             let sentTo = destination.map { FlowAddress($0).unmappedBytes }
-            guard let sentTo, multicastGroups.contains(where: { FlowAddress($0).unmappedBytes == sentTo }) else {
+            guard let sentTo, multicastGroupBytes.contains(sentTo) else {
                 logPeerEvent(.trace, "dropped a unicast datagram from \(envelope.remoteAddress.logText): the group takes multicast only")
                 return
             }

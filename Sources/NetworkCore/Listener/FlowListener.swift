@@ -47,6 +47,9 @@ package final class FlowListener: @unchecked Sendable {
     var groupDatagramHandler: GroupDatagramHandler?
     /// A multicast group's addresses, resolved when it binds.
     var multicastGroups: [SocketAddress] = []
+    /// The same addresses as bytes (IPv4-mapped ones unmapped), to compare with a datagram's
+    /// destination (`disableUnicast`).
+    var multicastGroupBytes: [[UInt8]] = []
     /// A multicast group's sends, straight to its socket while it is open.
     var groupWriter: DatagramWriter?
     /// A multicast group's connections to one peer each, by the peer's address.

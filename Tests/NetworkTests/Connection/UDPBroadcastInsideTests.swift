@@ -37,4 +37,32 @@ struct UDPBroadcastInsideTests {
         #expect(!lines.isEmpty, "the receiver got nothing: \(Self.receiverLog().suffix(5))")
         #expect(lines.allSatisfy { $0.hasPrefix("10.82.0.1 ") }, "\(lines)")
     }
+
+    @Test("a UDP listener on the wildcard address gets what B broadcasts (255.255.255.255 from 10.82.0.2, 10.82.0.255 from 10.82.0.3), each sender as a connection")
+    func listenerReceivesBroadcasts() async throws {
+        let port = NWEndpoint.Port(NamespacedTestRun.value("LISTENER_PORT") ?? "") ?? .any
+        let received = Recorder<String>()
+        let queue = DispatchQueue(label: "broadcast-listener")
+        let probe = try ListenerProbe(parameters: .udp, port: port) { connection in
+            connection.start(queue: queue)
+            @Sendable func receive() {
+                connection.receiveMessage { content, _, _, error in
+                    guard error == nil, let content else { return }
+                    received.append("\(connection.endpoint.debugDescription) \(String(decoding: content, as: UTF8.self))")
+                    receive()
+                }
+            }
+            receive()
+        }
+        try await probe.startAndWaitReady()
+        let values = try await received.wait("datagrams from both senders") { values in
+            values.contains { $0.hasPrefix("10.82.0.2:") } && values.contains { $0.hasPrefix("10.82.0.3:") }
+        }
+        for value in values {
+            let sender = value.split(separator: ":").first.map(String.init) ?? ""
+            #expect(value.contains(" from \(sender) "), "\(value)")
+        }
+        for connection in probe.connections.values { connection.cancel() }
+        try await probe.cancelAndWait()
+    }
 }

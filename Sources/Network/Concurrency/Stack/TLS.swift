@@ -108,7 +108,7 @@ public struct TLS: NetworkProtocolOptions, OneToOneProtocol, StreamProtocol, Sen
     /// Whether 0-RTT early data may be sent (only idempotent sends would use it).
     public func earlyDataEnabled(_ enabled: Bool) -> TLS {
         // (This engine sends no early data: recorded only, as Apple's knobs the library decides.)
-        with { options in options.settings.withLock { $0.ignoredKnobs["earlyData"] = enabled } }
+        with { options in options.settings.withLock { $0.toggles["earlyData"] = enabled } }
     }
 
     /// Where verify blocks made from async validators are called from (they start a task).
