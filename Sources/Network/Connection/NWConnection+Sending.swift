@@ -57,15 +57,12 @@ extension NWConnection {
             completion: flowCompletion(completion))
     }
 
-    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0. The
-    /// codepoint travels as a per-datagram control message that sets the whole TOS / traffic
-    /// class byte, so on a connection with a service class it would also clear the class's DSCP:
-    /// there the class wins and the marking is not applied (docs/data-path.md).
+    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0.
+    /// (Whether it can be applied beside the service class is the engine's to say:
+    /// docs/data-path.md.)
     private func datagramECN(_ context: NWConnection.ContentContext) -> UInt8 {
         guard let ip = context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata else { return 0 }
-        let ecn = ip.ecn.codepoint
-        guard ecn != 0, parameters.serviceClass == .bestEffort else { return 0 }
-        return ecn
+        return ip.ecn.codepoint
     }
 
     /// The engine's completion for a send's `completion`: it hands the handler to the queue.

@@ -130,9 +130,10 @@ extension Flow {
         } else if isFramed {
             // Through the pipeline to the layer below (not joined yet).
             channel.write(FramedMessage(bytes: datagram, metadata: message), promise: promise)
-        } else if let metadata = ECNCodepoint.writeMetadata(ecn), let remote = channel.remoteAddress {
+        } else if !sendPath.socketHasDSCP, let metadata = ECNCodepoint.writeMetadata(ecn), let remote = channel.remoteAddress {
             // The codepoint rides with the datagram as a control message (`IP_TOS` or
-            // `IPV6_TCLASS`); the channel is connected to `remote`.
+            // `IPV6_TCLASS`); the channel is connected to `remote`. NIO's carries the codepoint
+            // alone and would clear a service class's DSCP: with a class, the class wins.
             channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), promise: promise)
         } else {
             channel.write(datagram, promise: promise)

@@ -206,20 +206,22 @@ package final class Flow: @unchecked Sendable {
         return flow
     }
 
-    /// A flow for one remote peer of a datagram listener; `release` is called once when the flow
-    /// no longer uses the shared socket.
+    /// A flow for one remote peer of a datagram listener, writing through the listener's
+    /// `writer` when it has one; `release` is called once when the flow no longer uses the
+    /// shared socket.
     init(
         sharedDatagramChannel channel: Channel,
         remote: SocketAddress,
         configuration: FlowConfiguration,
         dtls: GnuTLSSession? = nil,
+        writer: DatagramWriter? = nil,
         release: @escaping @Sendable () -> Void
     ) {
         self.transportKind = .udp
         self.isFramed = !configuration.framers.isEmpty
         self.eventLoop = channel.eventLoop
         self.receives = ReceiveQueue(mode: .datagram)
-        let peer = SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, release: release)
+        let peer = SharedDatagramPeer(channel: channel, remote: remote, dtls: dtls, writer: writer, release: release)
         self.transport = .shared(peer)
         self.sendPath.fragmentationDisabled = configuration.ip.disableFragmentation
         // The peer's own framers; they start when the flow does (after DTLS).
@@ -264,6 +266,7 @@ package final class Flow: @unchecked Sendable {
         submit {
             guard case .setup = self.machine.state else { return }
             if let newSetup, self.setup == nil, case .none = self.transport { self.setup = newSetup }
+            if let configuration = self.setup?.configuration { self.sendPath.socketHasDSCP = configuration.trafficClass != .bestEffort }
             NetworkLog.connection.debug("start", metadata: self.startMetadata())
             self.report.startTime = .now()
             self.perform(self.machine.start())

@@ -19,6 +19,9 @@ package struct FlowSendPath {
     /// The socket refuses datagrams over the path MTU (`EMSGSIZE`) rather than fragment them,
     /// so any datagram may fail on its own (see `DatagramOutbox`).
     package var fragmentationDisabled = false
+    /// The socket marks its datagrams with a service class's DSCP: a per-datagram ECN control
+    /// message through NIO (the codepoint alone) would clear it, so none is sent.
+    package var socketHasDSCP = false
 
     package init() {}
 

@@ -10,16 +10,23 @@ final class SharedDatagramPeer: @unchecked Sendable {
     let remote: SocketAddress
     /// The peer's DTLS server session (its handshake starts when the flow does), if any.
     let dtls: GnuTLSSession?
+    /// The listener's writer, through which a plain datagram leaves with its whole TOS byte
+    /// (on the loop only); without it, through NIO (ECN alone).
+    private let writer: DatagramWriter?
     private let release: @Sendable () -> Void
     /// The peer's framers, if its stack has any: set once by the flow as it is made, then used
     /// on the loop only.
     private(set) var framers: PeerFramers?
 
     /// `release` is called once the flow no longer uses the shared socket (`close`).
-    init(channel: Channel, remote: SocketAddress, dtls: GnuTLSSession?, release: @escaping @Sendable () -> Void) {
+    init(
+        channel: Channel, remote: SocketAddress, dtls: GnuTLSSession?, writer: DatagramWriter? = nil,
+        release: @escaping @Sendable () -> Void
+    ) {
         self.channel = channel
         self.remote = remote
         self.dtls = dtls
+        self.writer = writer
         self.release = release
     }
 
@@ -44,6 +51,11 @@ final class SharedDatagramPeer: @unchecked Sendable {
     func writeDatagram(_ datagram: ByteBuffer, ecn: UInt8 = 0, promise: EventLoopPromise<Void>?) {
         if let dtls {
             dtls.send(datagram, promise: promise)
+        } else if let writer {
+            // (A refusal fails the promise too; the socket goes on.)
+            _ = writer.write(
+                [DatagramBatch(bytes: datagram, segmentSize: nil, ecn: ecn)], to: remote, through: ChannelDatagramOutbound(channel: channel),
+                written: promise)
         } else {
             channel.write(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: ECNCodepoint.writeMetadata(ecn)), promise: promise)
         }

@@ -72,7 +72,9 @@ extension FlowListener {
             dtls = session
         }
         let number = peers.takeNumber()
-        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls) {
+        let flow = Flow(
+            sharedDatagramChannel: channel, remote: remote, configuration: childConfiguration, dtls: dtls, writer: datagramWriter
+        ) {
             [weak self] in
             guard let self else { return }
             self.eventLoop.execute { self.releasePeer(remote, number: number) }
@@ -86,8 +88,7 @@ extension FlowListener {
     func releasePeer(_ remote: SocketAddress, number: UInt64) {
         peers.remove(remote, number: number)
         if state == .cancelled && peers.isEmpty {
-            channel?.close(promise: nil)
-            channel = nil
+            closeChannel()
         }
     }
 

@@ -72,6 +72,6 @@ extension FlowListener {
         let flows = Array(groupPeers.values)
         groupPeers.removeAll()
         for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }
-        releaseGroupWriter()
+        releaseDatagramWriter()
     }
 }

@@ -59,7 +59,7 @@ extension FlowListener {
                 return
             }
             // (Without its own socket's descriptor, a writer sends through NIO.)
-            let writer = self.groupWriter ?? DatagramWriter()
+            let writer = self.datagramWriter ?? DatagramWriter()
             let batch = DatagramBatch(
                 bytes: channel.allocator.buffer(bytes: data), segmentSize: nil, ecn: ecn,
                 dscp: trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 })
@@ -76,12 +76,6 @@ extension FlowListener {
                 }
             }
         }
-    }
-
-    /// Lets go of the group's socket (the writer's duplicate of it), once the channel closed.
-    func releaseGroupWriter() {
-        groupWriter?.release()
-        groupWriter = nil
     }
 
     /// The wildcard address of the groups' family, on the configured port. Throws EINVAL unless
@@ -144,9 +138,7 @@ extension FlowListener {
                     metadata: self.logMetadata)
                 self.report(.ready)
             case .failure(let error):
-                channel.close(promise: nil)
-                self.channel = nil
-                self.groupSocketClosed()
+                self.closeChannel()
                 self.report(.failed(FlowError(error)))
             }
         }

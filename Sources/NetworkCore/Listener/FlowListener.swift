@@ -50,8 +50,8 @@ package final class FlowListener: @unchecked Sendable {
     /// The same addresses as bytes (IPv4-mapped ones unmapped), to compare with a datagram's
     /// destination (`disableUnicast`).
     var multicastGroupBytes: [[UInt8]] = []
-    /// A multicast group's sends, straight to its socket while it is open.
-    var groupWriter: DatagramWriter?
+    /// A UDP listener's (or multicast group's) sends, straight to its socket while it is open.
+    var datagramWriter: DatagramWriter?
     /// A multicast group's connections to one peer each, by the peer's address.
     var groupPeers: [SocketAddress: Flow] = [:]
     /// A datagram listener's peers (`DatagramPeerTable` bounds them).
@@ -119,11 +119,7 @@ package final class FlowListener: @unchecked Sendable {
             NetworkLog.listener.debug("state cancelled", metadata: self.logMetadata)
             self.state = .cancelled
             if self.configuration.transport == .tcp || self.peers.isEmpty {
-                self.channel?.close(promise: nil)
-                self.channel = nil
-                // Now, not once NIO reports the close (a later turn of the loop): the group
-                // writer's duplicate would keep the socket, and its memberships, until then.
-                if self.configuration.multicast != nil { self.groupSocketClosed() }
+                self.closeChannel()
             }
             // Datagram peers keep the shared socket until they are cancelled themselves.
             self.stateHandler?(.cancelled)
@@ -141,11 +137,24 @@ package final class FlowListener: @unchecked Sendable {
             case .cancelled, .failed: return
             default: break
             }
-            self.channel?.close(promise: nil)
-            self.channel = nil
-            if self.configuration.multicast != nil { self.groupSocketClosed() }
+            self.closeChannel()
             self.report(.failed(error))
         }
+    }
+
+    /// Closes the listening socket, and lets go of the writer's duplicate of it now rather than
+    /// once NIO reports the close (a later turn of the loop): until then the socket, and a
+    /// group's memberships, would stay. A group's connections end with it.
+    func closeChannel() {
+        channel?.close(promise: nil)
+        channel = nil
+        if configuration.multicast != nil { groupSocketClosed() } else { releaseDatagramWriter() }
+    }
+
+    /// Lets go of the writer's duplicate of the socket (the channel closed, or is closing).
+    func releaseDatagramWriter() {
+        datagramWriter?.release()
+        datagramWriter = nil
     }
 
     func report(_ newState: FlowListenerState) {
@@ -287,9 +296,9 @@ package final class FlowListener: @unchecked Sendable {
                 // QUIC: the address each client wrote to, which its connection's socket takes
                 // (see `receivedQUICDatagram`).
                 .channelOption(ChannelOptions.receivePacketInfo, value: isQUIC || configuration.multicast != nil)
-                // (A group's socket has its options from before its bind: some, such as
+                // (A UDP socket opened here has its options from before its bind: some, such as
                 // IPV6_V6ONLY, cannot be set again once it is bound.)
-                .applying(configuration.multicast == nil ? options : [])
+                .applying(configuration.transport == .udp ? [] : options)
                 .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // And each datagram's ECN codepoint: ngtcp2 counts them from the first, and
@@ -298,16 +307,17 @@ package final class FlowListener: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }
-            if configuration.multicast != nil {
-                // A group's socket is opened here, so that its sends can go straight to it with
-                // their own TOS byte (`DatagramWriter`).
+            if configuration.transport == .udp {
+                // A UDP socket is opened here, so that its sends can go straight to it with
+                // their whole TOS byte (`DatagramWriter`): ECN beside the service class's DSCP,
+                // and to IPv4 peers of the dual-stack socket too.
                 do {
                     let descriptor = try DatagramSocketOpen.bound(to: address, reuseAddress: false, options: options)
                     let writer = DatagramWriter()
                     writer.reportsLostDatagrams = true
                     // (Before NIO owns the descriptor: the number is still this socket's.)
                     writer.writeDirectly(to: descriptor, addressed: true)
-                    groupWriter = writer
+                    datagramWriter = writer
                     future = bootstrap.withBoundSocket(descriptor)
                 } catch {
                     report(.failed(error))
@@ -322,22 +332,27 @@ package final class FlowListener: @unchecked Sendable {
             case .success(let channel):
                 guard self.state == .setup else {
                     channel.close(promise: nil)
+                    self.releaseDatagramWriter()
                     return
                 }
                 self.channel = channel
                 NetworkLog.listener.debug("bound \(Self.text(channel.localAddress))", metadata: self.logMetadata)
                 let port = channel.localAddress?.port
                 self.shared.withLock { $0.port = port }
+                // However it closes, the writer's duplicate must not keep the socket open.
+                if self.configuration.transport == .udp {
+                    channel.closeFuture.whenComplete { _ in
+                        if self.configuration.multicast != nil { self.groupSocketClosed() } else { self.releaseDatagramWriter() }
+                    }
+                }
                 if let membership = self.configuration.multicast {
-                    // The writer's duplicate would keep the socket, and its memberships, open.
-                    channel.closeFuture.whenComplete { _ in self.groupSocketClosed() }
                     self.joinGroups(membership, on: channel)
                     return
                 }
                 self.updateAcceptReadiness()
                 self.report(.ready)
             case .failure(let error):
-                self.releaseGroupWriter()
+                self.releaseDatagramWriter()
                 guard self.state == .setup else { return }
                 self.report(.failed(FlowError(error)))
             }

@@ -22,8 +22,8 @@ extension DirectSocket {
         _ bytes: UnsafeRawBufferPointer, segmentSize: Int?, tos: UInt8? = nil, overIPv4: Bool = true,
         to destination: UnsafeRawBufferPointer? = nil
     ) -> Outcome {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
-        var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
+        // (An empty datagram is a datagram too: sent with no data at all.)
+        var vector = iovec(iov_base: bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }, iov_len: bytes.count)
         var message = msghdr()
         if let destination, let address = destination.baseAddress {
             message.msg_name = UnsafeMutableRawPointer(mutating: address)
@@ -35,7 +35,7 @@ extension DirectSocket {
         return withUnsafeMutablePointer(to: &vector) { vectorPointer in
             withUnsafeTemporaryAllocation(byteCount: controlSpace, alignment: MemoryLayout<cmsghdr>.alignment) { control in
                 message.msg_iov = vectorPointer
-                message.msg_iovlen = 1
+                message.msg_iovlen = bytes.isEmpty ? 0 : 1
                 if let controlBase = control.baseAddress, segmentSize != nil || tos != nil {
                     control.initializeMemory(as: UInt8.self, repeating: 0)
                     var used = 0

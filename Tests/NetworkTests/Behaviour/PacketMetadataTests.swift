@@ -214,10 +214,10 @@ extension BehaviourTests.PacketMetadata {
         try await probe.cancelAndWait()
     }
 
-    /// Over IPv6: the listener's socket is a dual-stack IPv6 one, and NIO writes the codepoint
-    /// as `IPV6_TCLASS`, which the kernel does not apply to IPv4 peers (docs/data-path.md).
-    @Test("a UDP listener's connection marks its replies to an IPv6 peer")
-    func listenerRepliesMarked() async throws {
+    /// The listener's socket is a dual-stack IPv6 one: its replies to an IPv4 peer carry their
+    /// codepoint in `IP_TOS`, to an IPv6 peer in `IPV6_TCLASS` (docs/data-path.md).
+    @Test("a UDP listener's connection marks its replies, to an IPv4 and to an IPv6 peer", arguments: ["4", "6"])
+    func listenerRepliesMarked(family: String) async throws {
         let queue = DispatchQueue(label: "marking-listener")
         let listener = try ListenerProbe(parameters: .udp) { connection in
             connection.start(queue: queue)
@@ -228,9 +228,35 @@ extension BehaviourTests.PacketMetadata {
             }
         }
         let listenerPort = try await listener.startAndWaitReady()
-        guard let (peer, _) = try await Self.reportingPeer(family: "6", count: Self.sent.count, hello: listenerPort) else { return }
+        guard let (peer, _) = try await Self.reportingPeer(family: family, count: Self.sent.count, hello: listenerPort) else { return }
         defer { peer.stop() }
         try await Self.expectSentMarks(peer)
+        for connection in listener.connections.values { connection.cancel() }
+        try await listener.cancelAndWait()
+    }
+
+    @Test("a UDP listener with a service class: its replies keep the class's DSCP beside each one's ECN codepoint", arguments: ["4", "6"])
+    func listenerRepliesKeepTheClass(family: String) async throws {
+        let queue = DispatchQueue(label: "marking-listener-class")
+        let parameters = NWParameters.udp
+        parameters.serviceClass = .interactiveVoice
+        let listener = try ListenerProbe(parameters: parameters) { connection in
+            connection.start(queue: queue)
+            connection.receiveMessage { _, _, _, _ in
+                for (name, ecn) in Self.sent {
+                    connection.send(content: Data(name.utf8), contentContext: Self.context(name, ecn: ecn), completion: .idempotent)
+                }
+            }
+        }
+        let listenerPort = try await listener.startAndWaitReady()
+        guard let (peer, _) = try await Self.reportingPeer(family: family, count: Self.sent.count, hello: listenerPort) else { return }
+        defer { peer.stop() }
+        let seen = try await Self.reported(peer, count: Self.sent.count)
+        for (name, ecn) in Self.sent {
+            // EF (46) << 2, with the codepoint in the low bits.
+            let expected = 0xB8 | Int((ecn ?? .nonECT).codepointForTest)
+            #expect(seen[name] == expected, "\(name): the peer read TOS \(String(describing: seen[name])), expected \(expected)")
+        }
         for connection in listener.connections.values { connection.cancel() }
         try await listener.cancelAndWait()
     }
