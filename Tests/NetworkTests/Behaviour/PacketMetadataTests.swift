@@ -214,12 +214,11 @@ extension BehaviourTests.PacketMetadata {
         try await probe.cancelAndWait()
     }
 
-    /// The listener's socket is a dual-stack IPv6 one: its replies to an IPv4 peer carry their
-    /// codepoint in `IP_TOS`, to an IPv6 peer in `IPV6_TCLASS` (docs/data-path.md).
-    @Test("a UDP listener's connection marks its replies, to an IPv4 and to an IPv6 peer", arguments: ["4", "6"])
-    func listenerRepliesMarked(family: String) async throws {
+    /// A UDP listener whose connections answer their peer's first datagram with every datagram
+    /// of `sent`, each marked as it says.
+    static func markingListener(parameters: NWParameters) throws -> ListenerProbe {
         let queue = DispatchQueue(label: "marking-listener")
-        let listener = try ListenerProbe(parameters: .udp) { connection in
+        return try ListenerProbe(parameters: parameters) { connection in
             connection.start(queue: queue)
             connection.receiveMessage { _, _, _, _ in
                 for (name, ecn) in Self.sent {
@@ -227,6 +226,13 @@ extension BehaviourTests.PacketMetadata {
                 }
             }
         }
+    }
+
+    /// The listener's socket is a dual-stack IPv6 one: its replies to an IPv4 peer carry their
+    /// codepoint in `IP_TOS`, to an IPv6 peer in `IPV6_TCLASS` (docs/data-path.md).
+    @Test("a UDP listener's connection marks its replies, to an IPv4 and to an IPv6 peer", arguments: ["4", "6"])
+    func listenerRepliesMarked(family: String) async throws {
+        let listener = try Self.markingListener(parameters: .udp)
         let listenerPort = try await listener.startAndWaitReady()
         guard let (peer, _) = try await Self.reportingPeer(family: family, count: Self.sent.count, hello: listenerPort) else { return }
         defer { peer.stop() }
@@ -237,17 +243,9 @@ extension BehaviourTests.PacketMetadata {
 
     @Test("a UDP listener with a service class: its replies keep the class's DSCP beside each one's ECN codepoint", arguments: ["4", "6"])
     func listenerRepliesKeepTheClass(family: String) async throws {
-        let queue = DispatchQueue(label: "marking-listener-class")
         let parameters = NWParameters.udp
         parameters.serviceClass = .interactiveVoice
-        let listener = try ListenerProbe(parameters: parameters) { connection in
-            connection.start(queue: queue)
-            connection.receiveMessage { _, _, _, _ in
-                for (name, ecn) in Self.sent {
-                    connection.send(content: Data(name.utf8), contentContext: Self.context(name, ecn: ecn), completion: .idempotent)
-                }
-            }
-        }
+        let listener = try Self.markingListener(parameters: parameters)
         let listenerPort = try await listener.startAndWaitReady()
         guard let (peer, _) = try await Self.reportingPeer(family: family, count: Self.sent.count, hello: listenerPort) else { return }
         defer { peer.stop() }
