@@ -13,17 +13,7 @@ extension FlowListener {
     /// does not wait for the loop); nil before the group is ready, after it ended, or for a
     /// target that is not an address.
     package func makeGroupPeer(to target: FlowTarget) -> Flow? {
-        guard let channel = shared.withLock({ $0.groupChannel }) else { return nil }
-        let remote: SocketAddress
-        switch target {
-        case .address(let address):
-            remote = address
-        case .hostPort(let host, let port, let interfaceName):
-            guard let address = SocketAddress(literal: host, port: port, interfaceName: interfaceName) else { return nil }
-            remote = address
-        case .unix:
-            return nil
-        }
+        guard let channel = shared.withLock({ $0.groupChannel }), let remote = target.literalAddress else { return nil }
         var child = configuration.child
         child.target = .address(remote)
         child.transport = .udp

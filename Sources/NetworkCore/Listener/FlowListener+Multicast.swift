@@ -43,20 +43,19 @@ extension FlowListener {
                 return
             }
             let destinations: [SocketAddress]
-            switch target {
-            case nil:
-                destinations = self.multicastGroups
-            case .address(let address):
-                destinations = [address]
-            case .hostPort(let host, let port, let interfaceName):
-                guard let address = SocketAddress(literal: host, port: port, interfaceName: interfaceName) else {
+            if let target {
+                if case .unix = target {
+                    completion(.posix(EAFNOSUPPORT))
+                    return
+                }
+                // (No name is resolved: a group sends to addresses.)
+                guard let address = target.literalAddress else {
                     completion(.posix(EINVAL))
                     return
                 }
                 destinations = [address]
-            case .unix:
-                completion(.posix(EAFNOSUPPORT))
-                return
+            } else {
+                destinations = self.multicastGroups
             }
             // (Without its own socket's descriptor, a writer sends through NIO.)
             let writer = self.datagramWriter ?? DatagramWriter()

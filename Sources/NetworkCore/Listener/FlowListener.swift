@@ -148,6 +148,12 @@ package final class FlowListener: @unchecked Sendable {
     func closeChannel() {
         channel?.close(promise: nil)
         channel = nil
+        letGoOfSocket()
+    }
+
+    /// Drops what holds on to the socket once it is closed (or closing): the writer's duplicate,
+    /// and a group's connections.
+    func letGoOfSocket() {
         if configuration.multicast != nil { groupSocketClosed() } else { releaseDatagramWriter() }
     }
 
@@ -341,9 +347,7 @@ package final class FlowListener: @unchecked Sendable {
                 self.shared.withLock { $0.port = port }
                 // However it closes, the writer's duplicate must not keep the socket open.
                 if self.configuration.transport == .udp {
-                    channel.closeFuture.whenComplete { _ in
-                        if self.configuration.multicast != nil { self.groupSocketClosed() } else { self.releaseDatagramWriter() }
-                    }
+                    channel.closeFuture.whenComplete { _ in self.letGoOfSocket() }
                 }
                 if let membership = self.configuration.multicast {
                     self.joinGroups(membership, on: channel)
