@@ -22,9 +22,11 @@ extension NWConnection {
             return flow.send(datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal, completion: framed)
         }
         if flow.transportKind.carriesDatagrams {
+            let marking = datagramMarking(contentContext)
             return flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self), ecn: datagramECN(contentContext))
+                completion: DatagramSendCompletion(completion, connection: self), ecn: marking.ecn,
+                trafficClass: marking.trafficClass)
         }
         flow.send(
             data: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
@@ -48,21 +50,27 @@ extension NWConnection {
                 completion: FramedSendCompletion(completion, context: contentContext, connection: self))
         }
         if flow.transportKind.carriesDatagrams {
+            let marking = datagramMarking(contentContext)
             return flow.send(
                 datagramBytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
-                completion: DatagramSendCompletion(completion, connection: self), ecn: datagramECN(contentContext))
+                completion: DatagramSendCompletion(completion, connection: self), ecn: marking.ecn,
+                trafficClass: marking.trafficClass)
         }
         flow.send(
             bytes: content, isComplete: isComplete, closesWrite: contentContext.isFinal,
             completion: flowCompletion(completion))
     }
 
-    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0.
-    /// (Whether it can be applied beside the service class is the engine's to say:
-    /// docs/data-path.md.)
-    private func datagramECN(_ context: NWConnection.ContentContext) -> UInt8 {
-        guard let ip = context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata else { return 0 }
-        return ip.ecn.codepoint
+    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0, and
+    /// its own service class, nil for the parameters' (a metadata's best effort is its default,
+    /// so it leaves the parameters' class). Where they apply is the engine's to say:
+    /// docs/data-path.md.
+    private func datagramMarking(_ context: NWConnection.ContentContext) -> (ecn: UInt8, trafficClass: TrafficClass?) {
+        guard let ip = context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata else {
+            return (0, nil)
+        }
+        let serviceClass = ip.serviceClass
+        return (ip.ecn.codepoint, serviceClass == .bestEffort ? nil : serviceClass.trafficClass)
     }
 
     /// The engine's completion for a send's `completion`: it hands the handler to the queue.

@@ -2,7 +2,7 @@ import NIOCore
 
 /// Datagrams to send with one write: one datagram, or a run of datagrams of one size (possibly
 /// ended by one shorter) that the kernel cuts every `segmentSize` bytes (UDP generic
-/// segmentation offload, `UDP_SEGMENT`). Made by `QUICPacketBatcher` for a QUIC connection's
+/// segmentation offload, `UDP_SEGMENT`). Made by `DatagramBatcher` for a QUIC connection's
 /// packets and by a multicast group for its sends; written by `DatagramWriter`.
 struct DatagramBatch {
     var bytes: ByteBuffer

@@ -19,7 +19,10 @@ import NetworkSystem
 /// kernel would fragment single datagrams, but not segments), `EIO` where the device or IPsec
 /// cannot take segments, `EINVAL` for other limits. Through NIO, batches always go as single
 /// datagrams, since NIO would close the channel on such an error.
-final class DatagramWriter {
+///
+/// (Sendable so that a group's connections, made on any thread, can be handed it; it is used on
+/// its channel's loop only.)
+final class DatagramWriter: @unchecked Sendable {
     private var direct: DirectSocket?
     /// Writes handed to NIO and not yet done.
     private var queuedInNIO = 0
@@ -30,8 +33,9 @@ final class DatagramWriter {
 
     /// Whether batches of several datagrams can be sent (straight to the socket only).
     private(set) var segments = false
-    /// A server's connection: a refused packet (ICMP port unreachable from an address its
-    /// client left) is dropped, as a lost one would be, rather than ending the connection.
+    /// A server's connection, a UDP connection: a refusal (ICMP port unreachable for an
+    /// earlier datagram, from an address its client left or a port not open yet) does not end
+    /// the socket; the datagram the kernel reported it on is sent again, once.
     var toleratesRefusals = false
     /// Whether a datagram that cannot go now (too large for the path, no route, buffers short)
     /// fails the write (a group's send, whose sender learns why) rather than being dropped as a
@@ -78,6 +82,7 @@ final class DatagramWriter {
     ) -> FlowError? {
         var pending = batches[...]
         var lost: FlowError?
+        var retriedRefusal = false
         let overIPv4 = Self.isIPv4(remote)
         if let direct, queuedInNIO == 0 {
             while let batch = pending.first {
@@ -95,6 +100,7 @@ final class DatagramWriter {
                 switch outcome {
                 case .wrote:
                     pending.removeFirst()
+                    retriedRefusal = false
                     continue
                 case .wouldBlock:
                     break
@@ -104,7 +110,14 @@ final class DatagramWriter {
                     pending.removeFirst()
                     pending = ArraySlice(batch.singles + pending)
                     continue
-                case .failed(let code) where Self.losesDatagram(code) || (code == ECONNREFUSED && toleratesRefusals):
+                case .failed(ECONNREFUSED) where toleratesRefusals:
+                    // The refusal is the kernel's report of an earlier datagram's ICMP port
+                    // unreachable, handed back on this call, which sent nothing: once more, then
+                    // this one counts as lost (not reported: it is not this datagram's error).
+                    if retriedRefusal { pending.removeFirst() }
+                    retriedRefusal.toggle()
+                    continue
+                case .failed(let code) where Self.losesDatagram(code):
                     // As NIO does: a datagram too large for the path (a path MTU probe), or an
                     // unreachable host for now.
                     if reportsLostDatagrams, lost == nil { lost = .posix(code) }

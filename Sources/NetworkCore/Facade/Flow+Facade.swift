@@ -30,15 +30,18 @@ extension Flow {
     /// Sends on a datagram flow (see `send(_:isComplete:closesWrite:completion:)`). The bytes stay
     /// in `data` until the loop copies them, with the rest of their hop's, into one buffer; the
     /// completion is settled with the other datagrams of its flush (`FlowDatagramCompletion`).
-    /// `ecn`, when not 0, is the datagram's ECN codepoint on the wire (plain datagrams only).
+    /// `ecn`, when not 0, is the datagram's ECN codepoint on the wire, and `trafficClass`, when
+    /// given, the service class whose DSCP it carries instead of the parameters' (plain
+    /// datagrams only; docs/data-path.md says where).
     package func send(
         datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: (any FlowDatagramCompletion)?,
-        ecn: UInt8 = 0
+        ecn: UInt8 = 0, trafficClass: TrafficClass? = nil
     ) {
         var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite)
         send.uncopied = data
         send.datagramCompletion = completion
         send.ecn = ecn
+        send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }
         submit(datagram: send)
     }
 
@@ -46,11 +49,12 @@ extension Flow {
     /// `send(datagram:isComplete:closesWrite:completion:)`.
     package func send<Content: DataProtocol>(
         datagramBytes content: Content?, isComplete: Bool, closesWrite: Bool,
-        completion: (any FlowDatagramCompletion)?, ecn: UInt8 = 0
+        completion: (any FlowDatagramCompletion)?, ecn: UInt8 = 0, trafficClass: TrafficClass? = nil
     ) {
         var send = FlowSend(data: Self.copy(content), isComplete: isComplete, closesWrite: closesWrite)
         send.datagramCompletion = completion
         send.ecn = ecn
+        send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }
         submit(datagram: send)
     }
 

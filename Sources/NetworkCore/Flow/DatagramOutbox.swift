@@ -26,13 +26,19 @@ package struct DatagramOutbox {
         package var error: FlowError?
         /// The datagram's ECN codepoint (`FlowSend.ecn`).
         package let ecn: UInt8
+        /// The datagram's own DSCP (`FlowSend.dscp`); nil for the socket's.
+        package let dscp: UInt8?
 
-        package init(datagram: ByteBuffer?, completion: (any FlowDatagramCompletion)?, error: FlowError? = nil, ecn: UInt8 = 0) {
+        package init(
+            datagram: ByteBuffer?, completion: (any FlowDatagramCompletion)?, error: FlowError? = nil, ecn: UInt8 = 0,
+            dscp: UInt8? = nil
+        ) {
             self.datagram = datagram
             self.isDatagram = datagram != nil
             self.completion = completion
             self.error = error
             self.ecn = ecn
+            self.dscp = dscp
         }
     }
 

@@ -73,11 +73,22 @@ extension Flow {
         // added to a completed future runs at once).
         var promises: [EventLoopPromise<Void>?] = []
         promises.reserveCapacity(segments.count)
+        let route = directDatagramRoute(for: transport)
+        var socketError: FlowError?
         for segment in segments {
             // A promise only where a completion waits for it.
             let waited = entries[segment.range].contains { $0.completion != nil }
             let holder = waited ? segment.holder : nil
             let promise = holder.map { _ in eventLoop.makePromise(of: Void.self) }
+            if let route {
+                let error = writeDatagramsDirectly(
+                    &entries, range: segment.range, through: route.writer, to: route.remote, channel: route.channel,
+                    promise: promise)
+                // (A listener's socket goes on: its failure is not this peer's.)
+                if let error, route.owned { socketError = socketError ?? error }
+                promises.append(promise)
+                continue
+            }
             for index in segment.range {
                 guard let datagram = entries[index].datagram else { continue }
                 entries[index].datagram = nil
@@ -104,6 +115,10 @@ extension Flow {
                 }
                 FlowDatagramCompletions(written, segment: segment, holderError: error).deliver()
             }
+        }
+        if let socketError {
+            // As NIO reports a failed write: after the writes' own results, in a turn of its own.
+            eventLoop.execute { self.transportError(socketError, channel: channel) }
         }
     }
 

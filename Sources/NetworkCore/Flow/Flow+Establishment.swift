@@ -252,6 +252,11 @@ extension Flow {
                 mailbox.setDirectSocket(socket)
                 directSocketAttached = true
             }
+            if EngineTuning.directIO, transportKind == .udp, !isFramed, let descriptor = attempt.winnerDescriptor,
+                channel.isActive
+            {
+                attachDatagramWriter(descriptor: descriptor)
+            }
             // The winner already wrote the Fast Open data (in its SYN, or right after connecting).
             for sent in sendPath.takeFirst(attempt.fastOpenSends) {
                 report.sentBytes += UInt64(sent.byteCount)

@@ -71,6 +71,8 @@ extension Flow {
     /// The socket is closing or failed: sends go through the loop again, and the duplicate
     /// descriptor is closed (it would keep the socket open).
     func detachDirectSocket() {
+        datagramWriter?.release()
+        datagramWriter = nil
         guard directSocketAttached else { return }
         directSocketAttached = false
         mailbox.setDirectSocket(nil)
@@ -109,7 +111,8 @@ extension Flow {
             NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
             report.sentBytes += UInt64(datagram.readableBytes)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
-            datagramOutbox.append(DatagramOutbox.Entry(datagram: datagram, completion: send.datagramCompletion, ecn: send.ecn))
+            datagramOutbox.append(DatagramOutbox.Entry(
+                datagram: datagram, completion: send.datagramCompletion, ecn: send.ecn, dscp: send.dscp))
             needsFlush = true
         }
     }

@@ -102,6 +102,10 @@ package final class Flow: @unchecked Sendable {
     // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
+    /// Writes a plain UDP connection's datagrams straight to its socket, runs of one size as
+    /// one segmented `sendmsg` (`Flow+DatagramWriter`); nil elsewhere, and where the system
+    /// cannot segment (NIO's `sendmmsg` then).
+    var datagramWriter: DatagramWriter?
     var stateHandler: StateHandler?
     /// The establishment run in progress: it lives in `setup`, which outlives it (a flow is
     /// ready only once its run is over).

@@ -32,11 +32,16 @@ final class FlowChannelHandler<Message: FlowInboundMessage, Link: FlowLink>: Cha
         let message = Self.unwrapInboundIn(data)
         if let framed = message as? FramedMessage {
             flow.transportReadMessage(framed, channel: context.channel)
-        } else if let facts = ReceivedDatagramFacts.of(message.datagramMetadata, stamped: stampsReceiveTime) {
-            // (The datagram's ECN marking or receive time, for its IP metadata.)
-            flow.transportReadMessage(FramedMessage(bytes: message.payload, metadata: facts), channel: context.channel)
+            return
+        }
+        let metadata = message.datagramMetadata
+        // (Several datagrams the kernel coalesced when it gives a segment size: `DatagramReceiveOffload`.)
+        let datagrams = DatagramBatch(bytes: message.payload, segmentSize: metadata?.segmentSize)
+        if let facts = ReceivedDatagramFacts.of(metadata, stamped: stampsReceiveTime) {
+            // (The datagrams' ECN marking or receive time, for their IP metadata.)
+            datagrams.forEachPacket { flow.transportReadMessage(FramedMessage(bytes: $0, metadata: facts), channel: context.channel) }
         } else {
-            flow.transportRead(message.payload, channel: context.channel)
+            datagrams.forEachPacket { flow.transportRead($0, channel: context.channel) }
         }
     }
 

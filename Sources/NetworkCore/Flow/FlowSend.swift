@@ -31,6 +31,9 @@ package struct FlowSend: Sendable {
     /// A datagram's ECN codepoint for its IP header (RFC 3168: 1 ECT(1), 2 ECT(0), 3 CE); 0
     /// leaves it as the socket has it.
     package var ecn: UInt8 = 0
+    /// A datagram's DSCP (a service class of its own, from its IP metadata); nil leaves the
+    /// socket's (the parameters' service class).
+    package var dscp: UInt8?
 
     package init(data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: Flow.SendCompletion? = nil) {
         self.bytes = data.map { .buffer($0) } ?? .none

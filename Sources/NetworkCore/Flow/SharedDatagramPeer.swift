@@ -30,6 +30,10 @@ final class SharedDatagramPeer: @unchecked Sendable {
         self.release = release
     }
 
+    /// The listener's writer when the peer's datagrams go to it as they are (no DTLS, no
+    /// framers): a flush's datagrams then leave in batches (`Flow+DatagramWriter`).
+    var plainWriter: DatagramWriter? { dtls == nil && framers == nil ? writer : nil }
+
     /// Gives the peer its own instances of `factories` (see `PeerFramers`).
     func attachFramers(_ factories: [any HostedFramerFactory], flow: Flow) {
         guard !factories.isEmpty else { return }

@@ -18,6 +18,16 @@ final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
         let envelope = Self.unwrapInboundIn(data)
         if isQUIC {
             listener?.receivedQUICDatagram(envelope, listening: context.channel)
+        } else if let segmentSize = envelope.metadata?.segmentSize {
+            // Datagrams the kernel coalesced (`DatagramReceiveOffload`): each on its own, with
+            // the burst's markings.
+            var metadata = envelope.metadata
+            metadata?.segmentSize = nil
+            DatagramBatch(bytes: envelope.data, segmentSize: segmentSize).forEachPacket { datagram in
+                listener?.receivedDatagram(
+                    AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: datagram, metadata: metadata),
+                    channel: context.channel)
+            }
         } else {
             listener?.receivedDatagram(envelope, channel: context.channel)
         }

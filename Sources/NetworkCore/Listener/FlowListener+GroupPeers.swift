@@ -13,14 +13,16 @@ extension FlowListener {
     /// does not wait for the loop); nil before the group is ready, after it ended, or for a
     /// target that is not an address.
     package func makeGroupPeer(to target: FlowTarget) -> Flow? {
-        guard let channel = shared.withLock({ $0.groupChannel }), let remote = target.literalAddress else { return nil }
+        let (socket, writer) = shared.withLock { ($0.groupChannel, $0.groupWriter) }
+        guard let channel = socket, let remote = target.literalAddress else { return nil }
         var child = configuration.child
         child.target = .address(remote)
         child.transport = .udp
         child.framers = []
         // (Set once the flow exists: its release must find this flow, not a later one.)
         let made = Lock<ObjectIdentifier?>(nil)
-        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: child) { [weak self] in
+        // (Through the group's writer: its datagrams keep their markings and leave in batches.)
+        let flow = Flow(sharedDatagramChannel: channel, remote: remote, configuration: child, writer: writer) { [weak self] in
             guard let self, let made = made.withLock({ $0 }) else { return }
             self.eventLoop.execute { self.removeGroupPeer(at: remote, if: made) }
         }
@@ -58,7 +60,10 @@ extension FlowListener {
 
     /// The group's socket closed: its connections end with `ECONNABORTED`.
     func groupSocketClosed() {
-        shared.withLock { $0.groupChannel = nil }
+        shared.withLock {
+            $0.groupChannel = nil
+            $0.groupWriter = nil
+        }
         let flows = Array(groupPeers.values)
         groupPeers.removeAll()
         for flow in flows { flow.sharedTransportFailed(.posix(ECONNABORTED)) }

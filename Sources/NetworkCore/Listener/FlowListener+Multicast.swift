@@ -131,7 +131,11 @@ extension FlowListener {
             guard self.state == .setup else { return }
             switch result {
             case .success:
-                self.shared.withLock { $0.groupChannel = channel }
+                let writer = self.datagramWriter
+                self.shared.withLock {
+                    $0.groupChannel = channel
+                    $0.groupWriter = writer
+                }
                 NetworkLog.listener.debug(
                     "joined \(membership.groups.joined(separator: ", "))\(membership.source.map { " from \($0)" } ?? "")",
                     metadata: self.logMetadata)

@@ -34,6 +34,8 @@ package final class FlowListener: @unchecked Sendable {
         /// A multicast group's socket while the group is ready (its connections are made on it
         /// from any thread).
         var groupChannel: Channel?
+        /// The group socket's writer, which its connections write through too (on the loop).
+        var groupWriter: DatagramWriter?
     }
 
     // Touched on `eventLoop` only.
@@ -310,6 +312,8 @@ package final class FlowListener: @unchecked Sendable {
                     // And each datagram's ECN codepoint: ngtcp2 counts them from the first, and
                     // a plain datagram reports it in its IP metadata.
                     ECNCodepoint.enableReading(on: channel)
+                    // Bursts from one peer in one read (`DatagramDemultiplexer` cuts them up).
+                    if !isQUIC { DatagramReceiveOffload.enable(on: channel) }
                     try channel.pipeline.syncOperations.addHandler(DatagramDemultiplexer(listener: self, quic: isQUIC))
                 }
             }

@@ -46,7 +46,7 @@ package final class QUICConnectionBinding {
     /// Streams with something to hand to ngtcp2, oldest first.
     private var sending = Deque<Int64>()
     /// The packets made, batched for the socket.
-    private var output = QUICPacketBatcher()
+    private var output = DatagramBatcher()
     /// QUIC datagrams waiting for a packet (`QUICConnectionBinding+Datagrams`).
     var datagrams = QUICDatagramQueue()
     /// `maxDatagramPayload` for other threads, as of the last `writePackets`.

@@ -180,22 +180,14 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// acknowledgements then leave together.
     static let datagramsPerRead: UInt = 16
 
-    /// Asks the kernel to hand over a burst of same-size datagrams from one peer as one buffer
-    /// (UDP generic receive offload, `UDP_GRO`), with the size each was, and reads more of them
-    /// per loop turn. Where the system has no `UDP_GRO`, datagrams come one by one as before.
+    /// Reads more datagrams per loop turn, with their ECN codepoints (for ngtcp2's ECN
+    /// validation and congestion signals), and bursts of them as one buffer where the system can
+    /// (`DatagramReceiveOffload`).
     private static func enableReceiveOffload(on channel: Channel) {
         guard let options = channel.syncOptions else { return }
         try? options.setOption(ChannelOptions.maxMessagesPerRead, value: datagramsPerRead)
-        // Each datagram's ECN codepoint, for ngtcp2's ECN validation and congestion signals.
         ECNCodepoint.enableReading(on: channel)
-        guard System.supportsUDPReceiveOffload else { return }
-        do {
-            try options.setOption(ChannelOptions.datagramReceiveOffload, value: true)
-            try options.setOption(ChannelOptions.datagramReceiveSegmentSize, value: true)
-        } catch {
-            // Without the segment sizes a coalesced read could not be split: no offload then.
-            try? options.setOption(ChannelOptions.datagramReceiveOffload, value: false)
-        }
+        DatagramReceiveOffload.enable(on: channel)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -294,12 +294,19 @@ struct ClientStackBuilder: Sendable {
             if framed {
                 try channel.pipeline.syncOperations.addHandler(FlowChannelHandler<FramedMessage, OwningFlowLink>(flow: flow))
             } else {
-                if plain { ECNCodepoint.enableReading(on: channel) }
+                if plain {
+                    ECNCodepoint.enableReading(on: channel)
+                    DatagramReceiveOffload.enable(on: channel)
+                }
                 try channel.pipeline.syncOperations.addHandler(
                     FlowChannelHandler<AddressedEnvelope<ByteBuffer>, OwningFlowLink>(flow: flow, stampsReceiveTime: plain && stamped))
             }
         }
-        let connected = bindAndConnect(bootstrap, attempt: attempt, local: local)
+        // Plain datagrams go straight to the socket (`DatagramWriter`: batches leave segmented),
+        // so the socket is opened here and its descriptor kept; DTLS and framers write through
+        // their handlers.
+        let connected = bindAndConnect(
+            bootstrap, attempt: attempt, local: local, options: options, ownSocket: plain && EngineTuning.directIO)
         let secure = secured(connected, attempt: attempt) { channel, settings, hostName in
             DTLSStack.startClient(AddressedEnvelope<ByteBuffer>.self, on: channel, settings: settings, hostName: hostName)
         }
@@ -326,9 +333,11 @@ struct ClientStackBuilder: Sendable {
 
     /// Binds a datagram socket (to `local`, or the wildcard of the remote's family) and
     /// connects it to the attempt's address. With `ownSocket`, the socket is opened here rather
-    /// than by NIO, and its descriptor kept in `attempt.descriptor` (QUIC writes to it).
+    /// than by NIO, with `options` set before the bind, and its descriptor kept in
+    /// `attempt.descriptor` (the flow's or QUIC's `DatagramWriter` writes to it).
     func bindAndConnect(
-        _ bootstrap: DatagramBootstrap, attempt: ConnectionAttempt, local: SocketAddress?, ownSocket: Bool = false
+        _ bootstrap: DatagramBootstrap, attempt: ConnectionAttempt, local: SocketAddress?,
+        options: [SocketOptionSetting] = [], ownSocket: Bool = false
     ) -> EventLoopFuture<Channel> {
         let address = attempt.address
         let bindAddress: SocketAddress
@@ -340,7 +349,7 @@ struct ClientStackBuilder: Sendable {
         let bound: EventLoopFuture<Channel>
         if ownSocket {
             do {
-                let descriptor = try DatagramSocketOpen.bound(to: bindAddress, reuseAddress: false)
+                let descriptor = try DatagramSocketOpen.bound(to: bindAddress, reuseAddress: false, options: options)
                 attempt.descriptor = descriptor
                 bound = bootstrap.withBoundSocket(descriptor)
             } catch {

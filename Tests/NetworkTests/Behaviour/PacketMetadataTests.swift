@@ -197,8 +197,8 @@ extension BehaviourTests.PacketMetadata {
         try await probe.cancelAndWait()
     }
 
-    @Test("on a connection with a service class the class's DSCP stays: the marking is not applied")
-    func serviceClassWins() async throws {
+    @Test("on a connection with a service class, each datagram has the class's DSCP beside its own ECN codepoint")
+    func serviceClassAndMarking() async throws {
         guard let (peer, port) = try await Self.reportingPeer(family: "4", count: 2) else { return }
         defer { peer.stop() }
         let parameters = NWParameters.udp
@@ -208,9 +208,39 @@ extension BehaviourTests.PacketMetadata {
         #expect(try await probe.send(Array("ce".utf8), context: Self.context("ce", ecn: .ce)) == nil)
         #expect(try await probe.send(Array("plain".utf8)) == nil)
         let seen = try await Self.reported(peer, count: 2)
-        // EF (46) << 2: the socket's class on both.
-        #expect(seen["ce"] == 0xB8, "the peer read TOS \(String(describing: seen["ce"]))")
+        // EF (46) << 2, the socket's class, on both; CE (3) on the marked one.
+        #expect(seen["ce"] == 0xBB, "the peer read TOS \(String(describing: seen["ce"]))")
         #expect(seen["plain"] == 0xB8, "the peer read TOS \(String(describing: seen["plain"]))")
+        try await probe.cancelAndWait()
+    }
+
+    @Test("a send's own service class (its IP metadata's) marks that datagram alone, beside its ECN codepoint, in a batch of mixed ones")
+    func serviceClassPerDatagram() async throws {
+        // name: (service class, codepoint, the TOS byte the peer must read)
+        let sent: [(String, NWParameters.ServiceClass, NWProtocolIP.ECN, Int)] = [
+            ("voice-ce", .interactiveVoice, .ce, 0xBB), ("plain", .bestEffort, .nonECT, 0x00),
+            ("voice", .interactiveVoice, .nonECT, 0xB8), ("ect1", .bestEffort, .ect1, 0x01),
+            ("voice-2", .interactiveVoice, .nonECT, 0xB8),
+        ]
+        guard let (peer, port) = try await Self.reportingPeer(family: "4", count: sent.count) else { return }
+        defer { peer.stop() }
+        let probe = Probe(port: port, parameters: .udp)
+        try await probe.startAndWaitReady()
+        let done = Recorder<NWError?>()
+        probe.connection.batch {
+            for (name, serviceClass, ecn, _) in sent {
+                let ip = NWProtocolIP.Metadata()
+                ip.ecn = ecn
+                ip.serviceClass = serviceClass
+                let context = NWConnection.ContentContext(identifier: name, metadata: [ip])
+                probe.connection.send(content: Data(name.utf8), contentContext: context, completion: .contentProcessed { done.append($0) })
+            }
+        }
+        #expect(try await done.wait(count: sent.count, "send completions").allSatisfy { $0 == nil })
+        let seen = try await Self.reported(peer, count: sent.count)
+        for (name, _, _, tos) in sent {
+            #expect(seen[name] == tos, "\(name): the peer read TOS \(String(describing: seen[name]))")
+        }
         try await probe.cancelAndWait()
     }
 

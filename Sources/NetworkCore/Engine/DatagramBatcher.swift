@@ -1,14 +1,15 @@
 import NIOCore
 
-/// Packets leaving one QUIC connection, written back to back into shared storage and grouped
-/// into batches the kernel segments itself (UDP generic segmentation offload, `UDP_SEGMENT`):
-/// one `sendmsg` and one buffer for a burst of full-size packets instead of one per packet.
+/// Datagrams leaving one socket (a QUIC connection's packets, a UDP connection's datagrams at a
+/// flush), written back to back into shared storage and grouped into batches the kernel segments
+/// itself (UDP generic segmentation offload, `UDP_SEGMENT`): one `sendmsg` and one buffer for a
+/// burst of same-size datagrams instead of one per datagram.
 ///
 /// A batch is a run of packets of one size, possibly ended by one shorter packet, the shape
 /// `UDP_SEGMENT` sends: the kernel cuts it every `segmentSize` bytes. Without segmentation
 /// every packet is a batch of its own (still cut from the shared storage, so no allocation per
 /// packet).
-struct QUICPacketBatcher {
+struct DatagramBatcher {
     /// A batch still being filled, by its place in `storage`.
     private struct Run {
         var start: Int
@@ -18,6 +19,7 @@ struct QUICPacketBatcher {
         /// A shorter packet ended it.
         var closed: Bool
         var ecn: UInt8
+        var dscp: UInt8?
     }
 
     /// Whether packets of one size are put together for the kernel to segment: only where they
@@ -26,10 +28,14 @@ struct QUICPacketBatcher {
     var segments: Bool
     /// The most packets in one batch (the kernel's `UDP_MAX_SEGMENTS`: 64 since Linux 4.18).
     let maximumSegments: Int
+    /// Longer packets go alone. QUIC's fit the path by construction; an application's may not,
+    /// and a segment longer than the path's packets fails the whole batch (the kernel fragments
+    /// a single datagram, never a segment), after which the socket sends one by one for good.
+    let maximumSegmentSize: Int
     /// The most bytes in one batch: one UDP datagram's payload at most, as the kernel requires.
     static let maximumBatchBytes = 65_000
-    /// Packets per storage allocation.
-    static let packetsPerStorage = 32
+    /// Packets per storage allocation (a batch never spans two).
+    let packetsPerStorage: Int
 
     private let allocator = ByteBufferAllocator()
     /// Where packets are written; the runs below are its bytes. Sliced only once nothing more
@@ -40,9 +46,11 @@ struct QUICPacketBatcher {
     /// Batches of storage already given up.
     private var done: [DatagramBatch] = []
 
-    init(segments: Bool = false, maximumSegments: Int = 64) {
+    init(segments: Bool = false, maximumSegments: Int = 64, maximumSegmentSize: Int = .max, packetsPerStorage: Int = 32) {
         self.segments = segments
         self.maximumSegments = max(1, maximumSegments)
+        self.maximumSegmentSize = maximumSegmentSize
+        self.packetsPerStorage = max(1, packetsPerStorage)
     }
 
     /// True when nothing waits to be taken.
@@ -50,8 +58,9 @@ struct QUICPacketBatcher {
 
     /// Writes one packet of at most `size` bytes with `body`, which returns the packet's length,
     /// or 0 or a negative error for none, and sets the packet's ECN codepoint; that result is
-    /// returned. Packets of different codepoints never share a batch.
-    mutating func write(size: Int, _ body: (UnsafeMutablePointer<UInt8>, inout UInt8) -> Int) -> Int {
+    /// returned. Packets of different codepoints or DSCPs (`dscp`: nil for the socket's) never share
+    /// a batch.
+    mutating func write(size: Int, dscp: UInt8? = nil, _ body: (UnsafeMutablePointer<UInt8>, inout UInt8) -> Int) -> Int {
         // Out of the property while written, so the buffer is not shared (no copy).
         var buffer: ByteBuffer
         if let current = storage, current.writableBytes >= size {
@@ -59,7 +68,7 @@ struct QUICPacketBatcher {
             storage = nil
         } else {
             sealStorage()
-            buffer = allocator.buffer(capacity: size * Self.packetsPerStorage)
+            buffer = allocator.buffer(capacity: size * packetsPerStorage)
         }
         let start = buffer.writerIndex
         var written = 0
@@ -70,7 +79,7 @@ struct QUICPacketBatcher {
             return max(0, written)
         }
         storage = buffer
-        if written > 0 { add(start: start, length: written, ecn: ecn) }
+        if written > 0 { add(start: start, length: written, ecn: ecn, dscp: dscp) }
         return written
     }
 
@@ -86,8 +95,9 @@ struct QUICPacketBatcher {
         take().flatMap(\.packets)
     }
 
-    private mutating func add(start: Int, length: Int, ecn: UInt8) {
+    private mutating func add(start: Int, length: Int, ecn: UInt8, dscp: UInt8?) {
         if segments, var current = runs.last, !current.closed, current.count < maximumSegments, current.ecn == ecn,
+            current.dscp == dscp,
             length <= current.segmentSize, current.length + length <= Self.maximumBatchBytes
         {
             current.length += length
@@ -96,7 +106,9 @@ struct QUICPacketBatcher {
             runs[runs.count - 1] = current
             return
         }
-        runs.append(Run(start: start, length: length, segmentSize: length, count: 1, closed: !segments, ecn: ecn))
+        runs.append(Run(
+            start: start, length: length, segmentSize: length, count: 1,
+            closed: !segments || length > maximumSegmentSize, ecn: ecn, dscp: dscp))
     }
 
     /// Nothing more goes into the storage: its runs become batches, and the next packet starts
@@ -110,7 +122,7 @@ struct QUICPacketBatcher {
         for run in runs {
             // (In range: each run was written into this storage.)
             guard let bytes = storage.getSlice(at: run.start, length: run.length) else { continue }
-            done.append(DatagramBatch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn))
+            done.append(DatagramBatch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn, dscp: run.dscp))
         }
     }
 }

@@ -1,0 +1,87 @@
+import NIOCore
+
+/// A plain UDP connection's datagrams straight to its socket: at a flush, the outbox's datagrams
+/// of one size go out as one segmented `sendmsg` (UDP generic segmentation offload), each with
+/// its whole TOS byte (its ECN codepoint beside the service class's DSCP). The kernel cuts a
+/// batch back into the datagrams it was made of, so message boundaries are those of the sends.
+extension Flow {
+    /// The longest datagram that goes into a batch: the UDP payload of a 1,500-byte IPv6 packet.
+    /// A segment longer than the path's packets fails its whole batch (the kernel fragments a
+    /// single datagram, never a segment) and turns segmentation off for the socket, so longer
+    /// datagrams go alone (and are fragmented where they must be, as before).
+    static let largestSegmentedDatagram = 1_452
+    /// Datagrams per batch at most: as many 1,200-byte ones as one 65,000-byte batch holds.
+    static let datagramsPerBatch = 54
+
+    /// Writes datagrams to `descriptor` (a duplicate of it) from now on, where the system can
+    /// segment them; otherwise they stay with NIO, whose vector writes (`sendmmsg`) serve better
+    /// than a `sendmsg` each.
+    func attachDatagramWriter(descriptor: Int32) {
+        let writer = DatagramWriter()
+        // A datagram too large for the path, or without a route for now, fails its write and
+        // leaves the connection up, as through NIO; an ICMP port unreachable is about an
+        // earlier datagram, and the flow ignores it (`transportError`), as on Apple's.
+        writer.toleratesRefusals = true
+        writer.reportsLostDatagrams = true
+        writer.writeDirectly(to: descriptor)
+        guard writer.segments else { return writer.release() }
+        datagramWriter = writer
+    }
+
+    /// Where this flush's datagrams can go in batches, when they can: the flow's own socket,
+    /// or the listener's for a plain listener peer, with nothing between the flow and the
+    /// socket. `owned`: the socket is the flow's, whose failure is the flow's too.
+    func directDatagramRoute(
+        for transport: FlowTransport
+    ) -> (writer: DatagramWriter, remote: SocketAddress, channel: Channel, owned: Bool)? {
+        switch transport {
+        case .owned(let channel):
+            guard let datagramWriter, datagramWriter.segments, messageLayer == nil, !isFramed,
+                let remote = channel.remoteAddress
+            else { return nil }
+            return (datagramWriter, remote, channel, true)
+        case .shared(let peer):
+            guard let writer = peer.plainWriter, writer.segments else { return nil }
+            return (writer, peer.remote, peer.channel, false)
+        default:
+            return nil
+        }
+    }
+
+    /// Writes the datagrams of `range` of `entries` through `writer` as batches, `promise`
+    /// completing once all are written (with the first error of one that could not go). Each
+    /// datagram leaves its entry. Returns the socket's error when it cannot go on.
+    func writeDatagramsDirectly(
+        _ entries: inout [DatagramOutbox.Entry], range: Range<Int>, through writer: DatagramWriter, to remote: SocketAddress,
+        channel: Channel, promise: EventLoopPromise<Void>?
+    ) -> FlowError? {
+        var batcher = DatagramBatcher(
+            segments: true, maximumSegmentSize: Self.largestSegmentedDatagram, packetsPerStorage: Self.datagramsPerBatch)
+        var batches: [DatagramBatch] = []
+        for index in range {
+            guard let datagram = entries[index].datagram else { continue }
+            entries[index].datagram = nil
+            let (ecn, dscp) = (entries[index].ecn, entries[index].dscp)
+            guard datagram.readableBytes > 0 else {
+                // (The batcher keeps no empty datagrams: one goes alone, in its turn.)
+                batches += batcher.take()
+                batches.append(DatagramBatch(bytes: datagram, segmentSize: nil, ecn: ecn, dscp: dscp))
+                continue
+            }
+            datagram.withUnsafeReadableBytes { source in
+                _ = batcher.write(size: source.count, dscp: dscp) { destination, codepoint in
+                    guard let base = source.baseAddress else { return 0 }
+                    destination.update(from: base.assumingMemoryBound(to: UInt8.self), count: source.count)
+                    codepoint = ecn
+                    return source.count
+                }
+            }
+        }
+        batches += batcher.take()
+        guard !batches.isEmpty else {
+            promise?.succeed()
+            return nil
+        }
+        return writer.write(batches, to: remote, through: ChannelDatagramOutbound(channel: channel), written: promise)
+    }
+}
