@@ -4,8 +4,10 @@
  *                               then reads every response (N round trips per round)
  *   bulk  --size 65536          write() chunks to the sink until the duration is over, shutdown(SHUT_WR),
  *                               wait for the sink's byte count; value = MiB/s
- *   udp   --size B --batch G --batched 0|1   connected UDP socket; send() per datagram, or one sendmmsg
- *                               of G datagrams; value = datagrams/s handed to the kernel
+ *   udp   --size B --batch G --batched 0|1|2   connected UDP socket; send() per datagram, one sendmmsg
+ *                               of G datagrams, or (2) the G datagrams as sendmsg calls the kernel cuts
+ *                               into datagrams (UDP_SEGMENT, at most 64 KiB each); value = datagrams/s
+ *                               handed to the kernel
  *   mem   --conns N --nports K  open N idle connections; value = RSS delta / N
  */
 #include "common.h"
@@ -74,8 +76,10 @@ static void run_udp(struct opts o) {
     struct sockaddr_in a = make_addr(o.host, o.port + 200);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) DIE("connect udp");
     int g = o.batch;
-    char *dgram = malloc((size_t)o.size);
-    memset(dgram, 'u', (size_t)o.size);
+    int per_send = segments_per_send(o.size);
+    /* One buffer holds a whole segmented send (the other modes use its first datagram). */
+    char *dgram = malloc((size_t)o.size * (size_t)per_send);
+    memset(dgram, 'u', (size_t)o.size * (size_t)per_send);
     struct iovec iov = {.iov_base = dgram, .iov_len = (size_t)o.size};
     struct mmsghdr *msgs = calloc((size_t)g, sizeof *msgs);
     for (int i = 0; i < g; i++) { msgs[i].msg_hdr.msg_iov = &iov; msgs[i].msg_hdr.msg_iovlen = 1; }
@@ -84,7 +88,21 @@ static void run_udp(struct opts o) {
     long sent = 0, sent0 = 0, errors = 0;
     int warmed = 0;
     for (;;) {
-        if (o.batched) {
+        if (o.batched == 2) {
+            /* 64 x 1200 B is over 64 KiB: split into sends of at most per_send datagrams. */
+            for (int done = 0; done < g;) {
+                int n = g - done < per_send ? g - done : per_send;
+                int r = send_segmented(fd, dgram, o.size, n);
+                if (r < 0) {
+                    /* No segmentation offload at all: say so rather than measure nothing. */
+                    if (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT) DIE("UDP_SEGMENT send");
+                    errors++;
+                    break;
+                }
+                done += r;
+                sent += r;
+            }
+        } else if (o.batched) {
             int done = 0;
             while (done < g) {
                 int r = sendmmsg(fd, msgs + done, (unsigned)(g - done), 0);

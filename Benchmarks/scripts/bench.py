@@ -391,6 +391,9 @@ PIN_TEXT = {
 }
 PIN_SHORT = {"same": "pinned", "split": "split CPUs", "none": "unpinned"}
 
+# Sections of RESULTS.md that other scripts write and the report keeps as they are.
+KEPT_SECTIONS = ("## Establishment: time to ready vs curl", "## UDP offload: batch with GSO, receive with GRO")
+
 
 def cpu_median(results, name, impl):
     """Median client CPU (user + sys) per operation, in µs (per MiB for bulk scenarios)."""
@@ -544,12 +547,18 @@ def write_report(a, scen, by_pin, total):
         out.append(open(a.suite).read().strip())
         out.append("")
 
-    # Sections written by other scripts (establishment.sh) are carried over unchanged.
+    # Sections written by other scripts (establishment.sh, udp-offload.sh) are carried over
+    # unchanged, in the order they were in.
     kept = ""
     if os.path.exists(a.out):
-        m = re.search(r"^## Establishment: time to ready vs curl\n.*?(?=^## |\Z)", open(a.out).read(), re.S | re.M)
-        if m:
-            kept = "\n" + m.group(0).rstrip("\n") + "\n"
+        text = open(a.out).read()
+        found = []
+        for heading in KEPT_SECTIONS:
+            m = re.search(r"^" + re.escape(heading) + r"\n.*?(?=^## |\Z)", text, re.S | re.M)
+            if m:
+                found.append(m)
+        for m in sorted(found, key=lambda m: m.start()):
+            kept += "\n" + m.group(0).rstrip("\n") + "\n"
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n" + kept)
 

@@ -31,12 +31,14 @@ public struct Options: Sendable {
     public var api = "classic"  // "async": Network's 2025 API (NetworkConnection); NIO's NIOAsyncChannel
     public var cert: String?  // Network quic-server: PEM certificate chain
     public var key: String?  // Network quic-server: PEM private key
+    public var mode = "listener"  // Network udp-recv: "listener" (NWListener) or "connection" (one NWConnection to the sender)
+    public var peerPort: Int?  // Network udp-recv --mode connection: the sender's port (default: port + 1)
 
     public init(scenario: String) { self.scenario = scenario }
 
     public static func parse(_ args: [String]) -> Options {
         guard args.count >= 2 else {
-            fail("usage: \(args.first ?? "bench") rr|bulk|udp|framed|ws|ws-server|mem|tls-bulk|tls-handshake|quic-server|quic-bulk|quic-handshake [--cert PEM --key PEM --host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
+            fail("usage: \(args.first ?? "bench") rr|bulk|udp|udp-recv|framed|ws|ws-server|mem|tls-bulk|tls-handshake|quic-server|quic-bulk|quic-handshake [--cert PEM --key PEM --mode listener|connection --peer-port Q --host H --port P --nports K --conns N --duration S --warmup S --size B --batch G --batched 0|1 --threads T --window W --name NAME]")
         }
         var o = Options(scenario: args[1])
         var i = 2
@@ -61,6 +63,10 @@ public struct Options: Sendable {
             case "--api": o.api = v
             case "--cert": o.cert = v
             case "--key": o.key = v
+            case "--mode": o.mode = v
+            case "--peer-port":
+                guard let p = Int(v), (1...65535).contains(p) else { fail("bad --peer-port \(v)") }
+                o.peerPort = p
             default: fail("unknown option \(k)")
             }
             i += 2

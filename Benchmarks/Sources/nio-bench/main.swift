@@ -73,6 +73,17 @@ case "udp":
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
          extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
+case "udp-recv":
+    // Receives the flood of C/udp_flood.c (udp-offload.sh): "ready" once bound, then one JSON line.
+    let counter = DatagramCounter()
+    let channel = try nioStartUDPReceiver(group: group, host: o.host, port: o.port, counter: counter)
+    announceReady()
+    let r = measureReceiving(counter, warmup: o.warmup, duration: o.duration)
+    emit(impl: impl, scenario: o.name ?? "udp-recv", value: r.perSecond, unit: "dgrams/s",
+         ops: Double(r.datagrams), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["bytes": Double(r.bytes), "received_total": Double(r.totalDatagrams), "errors": Double(counter.errors)])
+    _ = channel
+    exitProcess(0)  // the flood may still be going: no need to wait for the close
 case "mem":
     raiseNoFileLimit()
     // Warm-up connection (not counted): event loops, thread stacks and allocator arenas exist before the baseline.

@@ -60,6 +60,19 @@ case "udp":
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
          extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
+case "udp-recv":
+    // Receives the flood of C/udp_flood.c (udp-offload.sh): "ready" once bound, then one JSON line.
+    guard let mode = NWUDPReceiver.Mode(rawValue: o.mode) else { fail("udp-recv: --mode listener|connection") }
+    let counter = DatagramCounter()
+    let receiver = NWUDPReceiver(mode: mode, host: o.host, port: o.port, peerPort: o.peerPort ?? o.port + 1,
+                                 window: o.window, counter: counter)
+    announceReady()
+    let r = measureReceiving(counter, warmup: o.warmup, duration: o.duration)
+    emit(impl: impl, scenario: o.name ?? "udp-recv-\(mode.rawValue)", value: r.perSecond, unit: "dgrams/s",
+         ops: Double(r.datagrams), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
+         extra: ["bytes": Double(r.bytes), "received_total": Double(r.totalDatagrams), "errors": Double(counter.errors)])
+    receiver.cancel()
+    exitProcess(0)  // the flood may still be going: no need to wait for the cancellation
 case "mem":
     raiseNoFileLimit()
     let queue = DispatchQueue(label: "bench.idle")
