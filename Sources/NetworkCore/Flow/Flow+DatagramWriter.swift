@@ -1,9 +1,11 @@
 import NIOCore
 
-/// A plain UDP connection's datagrams straight to its socket: at a flush, the outbox's datagrams
-/// of one size go out as one segmented `sendmsg` (UDP generic segmentation offload), each with
-/// its whole TOS byte (its ECN codepoint beside the service class's DSCP). The kernel cuts a
-/// batch back into the datagrams it was made of, so message boundaries are those of the sends.
+/// Plain UDP datagrams straight to the socket (a connection's own, or the listener's or group's
+/// a peer's connection shares): at a flush, the outbox's datagrams of one size go out as one
+/// segmented `sendmsg` (UDP generic segmentation offload), each with its whole TOS byte (its ECN
+/// codepoint beside the service class's DSCP, or its own class's). The kernel cuts a batch back
+/// into the datagrams it was made of, so message boundaries are those of the sends. Once a
+/// socket cannot segment (refused once, `DatagramWriter`), its datagrams go through NIO again.
 extension Flow {
     /// The longest datagram that goes into a batch: the UDP payload of a 1,500-byte IPv6 packet.
     /// A segment longer than the path's packets fails its whole batch (the kernel fragments a
@@ -25,7 +27,8 @@ extension Flow {
         writer.reportsLostDatagrams = true
         writer.writeDirectly(to: descriptor)
         guard writer.segments else { return writer.release() }
-        datagramWriter = writer
+        // (Kept in the flow's `DatagramPath`, in its inbox: no field of its own.)
+        mailbox.setDatagramWriter(writer)
     }
 
     /// Where this flush's datagrams can go in batches, when they can: the flow's own socket,
@@ -36,7 +39,8 @@ extension Flow {
     ) -> (writer: DatagramWriter, remote: SocketAddress, channel: Channel, owned: Bool)? {
         switch transport {
         case .owned(let channel):
-            guard let datagramWriter, datagramWriter.segments, messageLayer == nil, !isFramed,
+            guard transportKind == .udp, let datagramWriter = mailbox.datagramWriter, datagramWriter.segments,
+                messageLayer == nil, !isFramed,
                 let remote = channel.remoteAddress
             else { return nil }
             return (datagramWriter, remote, channel, true)

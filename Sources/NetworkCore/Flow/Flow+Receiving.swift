@@ -38,7 +38,7 @@ extension Flow {
     }
 
     private var highWaterBytes: Int {
-        receives.mode == .stream ? Self.streamHighWater : Self.streamHighWater * 4
+        receives.mode == .stream ? Self.streamHighWater : Self.datagramHighWaterBytes
     }
 
     /// Arms or disarms lazy receives (`FlowInbox.readArmed`): armed while a ready stream has a
@@ -76,9 +76,34 @@ extension Flow {
         guard receives.wantsRead(highWater: highWaterBytes),
             receives.bufferedDatagramCount < Self.datagramHighWaterCount
         else { return }
+        // (Datagrams left for other threads count too.)
+        if mayLeaveReadyDatagrams,
+            !mailbox.readyRoom(count: receives.bufferedDatagramCount, bytes: receives.bufferedBytes)
+        {
+            return
+        }
         machine.readRequested()
         updateReadArming()
         channel.read()
+    }
+
+    /// Plain UDP (a connection's datagrams or a listener peer's, DTLS records included): whole
+    /// datagrams no receive waits for may be left for receives on other threads to take without
+    /// the loop (`FlowInbox.readyDatagrams`). Not under framers, whose messages may end with a
+    /// stream. Fixed for the flow's life, so any thread may ask.
+    var mayLeaveReadyDatagrams: Bool {
+        EngineTuning.directIO && transportKind == .udp && !isFramed
+    }
+
+    /// Leaves the datagrams no receive waits for to receives on any thread. What the loop
+    /// delivered before goes to its queues first (`DeliveryBatcher.flushIfOnLoop`): a receive
+    /// that takes one of these must not overtake an earlier receive's completion.
+    func publishReadyDatagrams() {
+        guard mayLeaveReadyDatagrams, receives.bufferedDatagramCount > 0, receives.pendingReceiveCount == 0 else { return }
+        let datagrams = receives.takeBufferedDatagrams()
+        guard !datagrams.isEmpty else { return }
+        DeliveryBatcher.forEventLoop(eventLoop).flushIfOnLoop()
+        mailbox.publishReady(datagrams)
     }
 
     /// The outstanding read ended (its bytes were handled, the peer's end came, or the socket

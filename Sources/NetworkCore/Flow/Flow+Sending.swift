@@ -71,8 +71,10 @@ extension Flow {
     /// The socket is closing or failed: sends go through the loop again, and the duplicate
     /// descriptor is closed (it would keep the socket open).
     func detachDirectSocket() {
-        datagramWriter?.release()
-        datagramWriter = nil
+        if let writer = mailbox.datagramWriter {
+            writer.release()
+            mailbox.setDatagramWriter(nil)
+        }
         guard directSocketAttached else { return }
         directSocketAttached = false
         mailbox.setDirectSocket(nil)

@@ -36,6 +36,7 @@ extension Flow {
         guard channel === transport.channel else { return }
         takeLazyOperations()
         readEnded()
+        publishReadyDatagrams()
         requestReadIfNeeded()
     }
 
@@ -88,7 +89,9 @@ extension Flow {
         guard case .shared(let peer) = transport, receives.bufferedDatagramCount < Self.datagramHighWaterCount,
             receives.bufferedBytes + (peer.framers?.heldBytes ?? 0) + buffer.readableBytes <= Self.streamHighWater
         else { return false }
-        guard machine.state != .cancelled else { return false }
+        guard machine.state != .cancelled,
+            mailbox.readyRoom(count: receives.bufferedDatagramCount, bytes: receives.bufferedBytes + buffer.readableBytes)
+        else { return false }
         deliverPeerMessages(peer.receive(buffer), facts: facts)
         return true
     }

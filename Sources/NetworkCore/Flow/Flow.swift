@@ -46,6 +46,8 @@ package final class Flow: @unchecked Sendable {
     /// Inbound datagrams buffered per datagram flow before reading pauses (or, on a shared
     /// listener socket, before further datagrams for that peer are dropped).
     package static let datagramHighWaterCount = 1024
+    /// Inbound datagram bytes buffered per datagram flow before reading pauses (or drops).
+    package static let datagramHighWaterBytes = streamHighWater * 4
 
     /// Operations from other threads wait here and are run by one event-loop task per batch,
     /// so a send and a receive issued together cost one hop, and everything one hop carries
@@ -102,10 +104,6 @@ package final class Flow: @unchecked Sendable {
     // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
-    /// Writes a plain UDP connection's datagrams straight to its socket, runs of one size as
-    /// one segmented `sendmsg` (`Flow+DatagramWriter`); nil elsewhere, and where the system
-    /// cannot segment (NIO's `sendmmsg` then).
-    var datagramWriter: DatagramWriter?
     var stateHandler: StateHandler?
     /// The establishment run in progress: it lives in `setup`, which outlives it (a flow is
     /// ready only once its run is over).
@@ -304,6 +302,12 @@ package final class Flow: @unchecked Sendable {
     func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
         // (A receive the loop answers at once, such as invalid bounds, must reach it now.)
         let lazy = EngineTuning.directIO && ReceiveQueue<FlowReceiver>.validBounds(minimum: minimum, maximum: maximum)
+        if lazy && mayLeaveReadyDatagrams, let (datagram, resumeReading) = mailbox.takeReadyDatagram(maximum: maximum) {
+            // A datagram the loop left for this: no hop to the loop (`FlowInbox.readyDatagrams`).
+            receiver.complete(.data(datagram.bytes, isComplete: true, isFinal: false, message: datagram.metadata))
+            if resumeReading { submit { self.requestReadIfNeeded() } }
+            return
+        }
         if mailbox.submit(.receive(minimum: minimum, maximum: maximum, receiver: receiver), lazy: lazy) {
             wakeLoop()
         }
@@ -405,7 +409,9 @@ package final class Flow: @unchecked Sendable {
 
     private func drainMailbox() {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
-        let operations = mailbox.take()
+        let (operations, reclaimed) = mailbox.take()
+        // Receives among them came before the datagrams left for other threads were taken.
+        if !reclaimed.isEmpty { complete(receives.prependDatagrams(reclaimed)) }
         // Datagram sends' bytes, copied into one buffer for the hop.
         // (A framed flow's sends keep their bytes in the caller's `Data` even when a stream runs
         // above its framers.)
@@ -424,6 +430,7 @@ package final class Flow: @unchecked Sendable {
         batchDepth -= 1
         flushIfNeeded()
         armDirectWritesIfIdle()
+        publishReadyDatagrams()
     }
 
     func flushIfNeeded() {
@@ -488,6 +495,7 @@ package final class Flow: @unchecked Sendable {
     }
 
     private func failPending(_ error: FlowError) {
+        mailbox.dropReadyDatagrams()
         complete(receives.failAll(error))
         for send in sendPath.takeQueued() { finish(send, error) }
     }

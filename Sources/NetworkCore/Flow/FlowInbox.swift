@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 import NetworkSystem
 
@@ -48,11 +49,49 @@ package struct FlowInbox<Operation> {
     private var runningHandlers: Int16 = 0
     /// A sender is writing to `directSocket` now (see `claimDirectWrite`).
     private var directWriteInProgress = false
-    /// The duplicate descriptor direct writes go to (plain TCP we connected), if any.
-    package var directSocket: DirectSocket?
+    /// The flow's way around the loop, by transport: the duplicate descriptor direct writes go
+    /// to (plain TCP we connected), or a UDP flow's `DatagramPath`. (One field: a flow has
+    /// one or the other, and every idle connection pays for each stored byte.)
+    private var bypass: LoopBypass?
+
+    private enum LoopBypass {
+        case stream(DirectSocket)
+        case datagrams(DatagramPath)
+    }
+
+    /// See `bypass`. (Setting it leaves a UDP flow's path alone.)
+    package var directSocket: DirectSocket? {
+        get {
+            guard case .stream(let socket) = bypass else { return nil }
+            return socket
+        }
+        set {
+            if let newValue {
+                bypass = .stream(newValue)
+            } else if case .stream = bypass {
+                bypass = nil
+            }
+        }
+    }
+
+    /// The UDP flow's path around the loop, made the first time it is asked for.
+    package mutating func datagramPath() -> DatagramPath {
+        if case .datagrams(let path) = bypass { return path }
+        let path = DatagramPath()
+        bypass = .datagrams(path)
+        return path
+    }
+
+    /// The UDP flow's socket writer, if it has one (`DatagramPath.writer`).
+    var existingDatagramWriter: DatagramWriter? { existingDatagramPath?.writer }
+
+    /// The UDP flow's path, if it has one yet.
+    private var existingDatagramPath: DatagramPath? {
+        guard case .datagrams(let path) = bypass else { return nil }
+        return path
+    }
     /// Bytes written from senders' threads, in total (the loop adds them to what it sent).
     package private(set) var directlyWrittenBytes: UInt64 = 0
-
     package init() {}
 
     /// Queues `operation`; true when the caller must wake the loop. A `lazy` operation (a
@@ -63,6 +102,53 @@ package struct FlowInbox<Operation> {
         operations.append(operation)
         if !lazy { eagerQueued += 1 }
         return claimWake()
+    }
+
+    /// Leaves `datagrams` (the loop's, no receive waiting for them) for receives on any thread.
+    package mutating func publishReady(_ datagrams: [QueuedMessage]) {
+        guard !datagrams.isEmpty else { return }
+        datagramPath().ready.append(datagrams)
+    }
+
+    /// The bytes of the ready datagrams (they count against the flow's receive buffer).
+    package var readyBytes: Int { existingDatagramPath?.ready.bytes ?? 0 }
+
+    /// The first ready datagram, for a receive of at most `maximum` bytes on any thread; nil
+    /// when the receive must go through the loop (nothing ready, a receive queued ahead of it,
+    /// `isReceive` says which operations are; a datagram longer than it takes: the loop splits
+    /// those; or after a cancel, which the receive must learn of from the loop).
+    /// `resumeReading`: the caller must have the loop read again (`readyRoom`).
+    package mutating func takeReady(
+        maximum: Int, isReceive: (Operation) -> Bool
+    ) -> (datagram: QueuedMessage, resumeReading: Bool)? {
+        guard let path = existingDatagramPath, path.ready.count > 0, !budget.isClosing,
+            !operations.contains(where: isReceive)
+        else { return nil }
+        return path.ready.take(maximum: maximum)
+    }
+
+    /// Ready datagrams the loop takes back when it takes receives (`take`): those receives came
+    /// first, and the loop serves them from these before anything it holds. Also what a cancel
+    /// drops.
+    package mutating func reclaimReady() -> Deque<QueuedMessage> {
+        existingDatagramPath?.ready.takeAll() ?? []
+    }
+
+    /// `reclaimReady` when a receive is queued (`isReceive`), else nothing.
+    package mutating func reclaimReadyForQueuedReceives(isReceive: (Operation) -> Bool) -> Deque<QueuedMessage> {
+        guard let path = existingDatagramPath, path.ready.count > 0, operations.contains(where: isReceive) else {
+            return []
+        }
+        return path.ready.takeAll()
+    }
+
+    /// Whether the loop may read more datagrams with `count` and `bytes` of its own buffered:
+    /// what is ready counts too (`ReadyDatagrams.room`).
+    package mutating func readyRoom(count: Int, bytes: Int) -> Bool {
+        guard let path = existingDatagramPath else {
+            return count < Flow.datagramHighWaterCount && bytes < Flow.datagramHighWaterBytes
+        }
+        return path.ready.room(count: count, bytes: bytes)
     }
 
     /// Takes a send into the budget (see `SendBudget.admit`); an early completion's handler is

@@ -1,4 +1,5 @@
 import Foundation
+import DequeModule
 import NIOCore
 import NIOFoundationCompat
 import NetworkSystem
@@ -19,6 +20,39 @@ struct FlowMailbox: ~Copyable {
     /// Queues `operation`; true when the loop must be woken. See `FlowInbox.append` for `lazy`.
     func submit(_ operation: FlowOperation, lazy: Bool = false) -> Bool {
         inbox.withLock { $0.append(operation, lazy: lazy) }
+    }
+
+    /// See `FlowInbox.takeReady`.
+    func takeReadyDatagram(maximum: Int) -> (datagram: QueuedMessage, resumeReading: Bool)? {
+        inbox.withLock { $0.takeReady(maximum: maximum, isReceive: \.isReceive) }
+    }
+
+    /// See `FlowInbox.publishReady`.
+    func publishReady(_ datagrams: [QueuedMessage]) {
+        inbox.withLock { $0.publishReady(datagrams) }
+    }
+
+    /// See `FlowInbox.readyRoom`.
+    func readyRoom(count: Int, bytes: Int) -> Bool {
+        inbox.withLock { $0.readyRoom(count: count, bytes: bytes) }
+    }
+
+    /// The writer of a plain UDP connection's socket (`DatagramPath.writer`), for the loop.
+    var datagramWriter: DatagramWriter? {
+        inbox.withLock { $0.existingDatagramWriter }
+    }
+
+    /// Gives the flow's datagrams `writer` (nil: lets go of it).
+    func setDatagramWriter(_ writer: DatagramWriter?) {
+        inbox.withLock { inbox in
+            if writer == nil && inbox.existingDatagramWriter == nil { return }
+            inbox.datagramPath().writer = writer
+        }
+    }
+
+    /// Drops the datagrams left for other threads (the flow was cancelled).
+    func dropReadyDatagrams() {
+        _ = inbox.withLock { $0.reclaimReady() }
     }
 
     /// See `FlowInbox.takeLazy`.
@@ -101,9 +135,14 @@ struct FlowMailbox: ~Copyable {
         send.completion = nil
     }
 
-    /// Everything queued, for the loop.
-    func take() -> [FlowOperation] {
-        inbox.withLock { $0.take() }
+    /// Everything queued, for the loop, and, when receives are among it, the ready datagrams
+    /// (`FlowInbox.reclaimReady`), taken together so that no receive on another thread can
+    /// take one in between.
+    func take() -> (operations: [FlowOperation], reclaimed: Deque<QueuedMessage>) {
+        inbox.withLock { inbox in
+            let reclaimed = inbox.reclaimReadyForQueuedReceives(isReceive: \.isReceive)
+            return (inbox.take(), reclaimed)
+        }
     }
 
     /// Writes what the socket takes of the send's bytes now (straight from the caller's `Data`

@@ -10,6 +10,11 @@ enum FlowOperation: Sendable {
 }
 
 extension FlowOperation {
+    var isReceive: Bool {
+        if case .receive = self { return true }
+        return false
+    }
+
     /// The size of a send whose bytes are still in the caller's `Data`; nil for anything else.
     var uncopiedByteCount: Int? {
         guard case .send(let send) = self else { return nil }

@@ -99,12 +99,6 @@ package struct ReceiveQueue<Token> {
         return drain()
     }
 
-    /// A datagram or framed message waiting for a receive, with the framer's metadata if any.
-    private struct QueuedMessage {
-        var bytes: ByteBuffer
-        var metadata: (any AnyObject & Sendable)?
-    }
-
     /// Adds bytes read from the transport (a chunk of stream, one datagram, or one framed message
     /// with its framer's `metadata`).
     package mutating func append(_ buffer: ByteBuffer, metadata: (any AnyObject & Sendable)? = nil) -> ReceiveCompletions<Token> {
@@ -127,6 +121,25 @@ package struct ReceiveQueue<Token> {
             buffered += UInt32(buffer.readableBytes)
             datagrams.append(QueuedMessage(bytes: buffer, metadata: metadata))
         }
+        return drain()
+    }
+
+    /// Every buffered datagram, in order, when no receive waits (else none): for receives on
+    /// other threads to take (`FlowInbox.readyDatagrams`).
+    package mutating func takeBufferedDatagrams() -> [QueuedMessage] {
+        guard mode == .datagram, pending.isEmpty, !datagrams.isEmpty else { return [] }
+        let taken = Array(datagrams)
+        datagrams.removeAll()
+        buffered = 0
+        return taken
+    }
+
+    /// Puts datagrams taken earlier (`takeBufferedDatagrams`) and not received back in front of
+    /// everything buffered since, and completes the receives they serve.
+    package mutating func prependDatagrams(_ messages: some Collection<QueuedMessage>) -> ReceiveCompletions<Token> {
+        guard mode == .datagram, !messages.isEmpty else { return ReceiveCompletions() }
+        for message in messages { buffered += UInt32(message.bytes.readableBytes) }
+        datagrams.insert(contentsOf: messages, at: datagrams.startIndex)
         return drain()
     }
 

@@ -65,6 +65,9 @@ package struct SendBudget: Sendable {
         open && !closing && owedCompletions == 0 && unwritten == 0
     }
 
+    /// A cancel (or a final send) was issued: what follows must reach the loop.
+    package var isClosing: Bool { closing }
+
     /// The caller cancelled: no later send completes early.
     package mutating func close() {
         closing = true

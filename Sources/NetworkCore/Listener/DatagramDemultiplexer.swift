@@ -33,6 +33,11 @@ final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !isQUIC { listener?.datagramReadComplete() }
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         listener?.datagramSocketClosed()
     }

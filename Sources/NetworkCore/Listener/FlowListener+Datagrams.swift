@@ -22,7 +22,7 @@ extension FlowListener {
         // (A DTLS record's marking is not reported: its datagram is not the message.)
         let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(envelope.metadata, stamped: stampsReceiveTime) : nil
         if let flow = peers[remote] {
-            flow.deliverSharedDatagram(envelope.data, facts: facts)
+            if flow.deliverSharedDatagram(envelope.data, facts: facts) { delivered(to: flow) }
             return
         }
         guard state == .ready, let handler = newFlowHandler else { return }
@@ -81,8 +81,23 @@ extension FlowListener {
         }
         peers.insert(flow, number: number, for: remote, now: now)
         logPeerEvent(.debug, "new datagram peer C\(flow.logID) from \(remote.logText)")
-        flow.deliverSharedDatagram(envelope.data, facts: facts)
+        if flow.deliverSharedDatagram(envelope.data, facts: facts) { delivered(to: flow) }
         handler(flow, remote)
+    }
+
+    /// `flow` took a datagram in the read under way; once the read ends, it leaves what no
+    /// receive took for receives on other threads (`datagramReadComplete`). Once per read, not
+    /// per datagram: leaving them hands what the loop delivered to the queues first.
+    func delivered(to flow: Flow) {
+        if peersWithNewDatagrams.last !== flow { peersWithNewDatagrams.append(flow) }
+    }
+
+    /// The socket's read ended: see `delivered(to:)`.
+    func datagramReadComplete() {
+        guard !peersWithNewDatagrams.isEmpty else { return }
+        let flows = peersWithNewDatagrams
+        peersWithNewDatagrams.removeAll(keepingCapacity: true)
+        for flow in flows { flow.publishReadyDatagrams() }
     }
 
     func releasePeer(_ remote: SocketAddress, number: UInt64) {

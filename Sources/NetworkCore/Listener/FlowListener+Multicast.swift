@@ -153,7 +153,9 @@ extension FlowListener {
         guard state == .ready else { return }
         let stamped = configuration.child.ip.shouldCalculateReceiveTime
         if let flow = groupPeer(for: envelope.remoteAddress) {
-            _ = flow.deliverSharedDatagram(envelope.data, facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: stamped))
+            if flow.deliverSharedDatagram(envelope.data, facts: ReceivedDatagramFacts.of(envelope.metadata, stamped: stamped)) {
+                delivered(to: flow)
+            }
             return
         }
         guard let handler = groupDatagramHandler else { return }

@@ -56,6 +56,8 @@ package final class FlowListener: @unchecked Sendable {
     var datagramWriter: DatagramWriter?
     /// A multicast group's connections to one peer each, by the peer's address.
     var groupPeers: [SocketAddress: Flow] = [:]
+    /// Peers that took datagrams during the read under way (`delivered(to:)`).
+    var peersWithNewDatagrams: [Flow] = []
     /// A datagram listener's peers (`DatagramPeerTable` bounds them).
     lazy var peers = DatagramPeerTable<Flow>(
         limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
