@@ -41,6 +41,15 @@ struct DatagramBatchFlowTests {
             }
             return received
         }
+
+        /// `receive(count:timeout:)` on a thread of its own: its blocking `poll` must not hold
+        /// one of the few threads of Swift's cooperative pool, which the test's own waits need
+        /// (with both held, nothing moved until a `poll` gave up).
+        func receiveOnThread(count: Int) async -> [[UInt8]] {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: self.receive(count: count)) }
+            }
+        }
     }
 
     /// A datagram completion that hands its batch to a queue, as the facade's does; each
@@ -97,7 +106,7 @@ struct DatagramBatchFlowTests {
         let peer = try Peer()
         let (flow, states) = try await Self.readyFlow(port: peer.port)
         let datagrams = (0..<1000).map { Self.datagram($0, size: 4 + $0 % 1200) }
-        let arrived = Task.detached { peer.receive(count: datagrams.count) }
+        let arrived = Task { await peer.receiveOnThread(count: datagrams.count) }
         let events = Recorder<Int>()
         Self.sendBatch(datagrams, on: flow, events: events, queue: DispatchQueue(label: "completions"))
         let seen = try await events.wait(count: datagrams.count + 1, "1000 completions and the marker", timeout: 10)
@@ -117,7 +126,7 @@ struct DatagramBatchFlowTests {
         let batches = 3
         let perBatch = 1000
         let datagrams = (0..<batches * perBatch).map { Self.datagram($0, size: 1200) }
-        let arrived = Task.detached { peer.receive(count: datagrams.count) }
+        let arrived = Task { await peer.receiveOnThread(count: datagrams.count) }
         let queue = DispatchQueue(label: "completions")
         let events = Recorder<Int>()
         for batch in 0..<batches {
