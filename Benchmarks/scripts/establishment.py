@@ -15,9 +15,12 @@ import datetime
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from results_section import write_section  # noqa: E402
 
 PROXY_VARIABLES = ["all_proxy", "ALL_PROXY", "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
                    "no_proxy", "NO_PROXY"]
@@ -189,15 +192,7 @@ def main():
     lines.append("")
     section = "\n".join(lines) + "\n"
 
-    text = open(a.results).read() if os.path.exists(a.results) else "# Benchmark results\n"
-    # Replace our section (up to the next "## " heading) or append it; nothing else changes.
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    with open(a.results, "w") as f:
-        f.write(text)
+    write_section(a.results, SECTION, section)
 
 
 if __name__ == "__main__":

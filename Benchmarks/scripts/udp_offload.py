@@ -12,7 +12,6 @@ import datetime
 import json
 import os
 import platform
-import re
 import select
 import statistics
 import subprocess
@@ -22,6 +21,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import udp_stats  # noqa: E402  (the sink's datagram count, as bench.py reads it)
+
+from results_section import write_section
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTION = "## UDP offload: batch with GSO, receive with GRO"
@@ -330,15 +331,7 @@ def write_section(a, by_pin, total):
         lines += recv_table(a, pin, results, errors)
     section = "\n".join(lines).rstrip("\n") + "\n"
 
-    text = open(a.results).read() if os.path.exists(a.results) else "# Benchmark results\n"
-    # Replace our section (up to the next "## " heading) or append it; nothing else changes.
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    with open(a.results, "w") as f:
-        f.write(text)
+    write_section(a.results, SECTION, section)
 
 
 def rmem_default():
