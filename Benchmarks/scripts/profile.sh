@@ -5,7 +5,7 @@
 #   bash Benchmarks/scripts/profile.sh nw mem        # live heap per connection by allocation site
 #   bash Benchmarks/scripts/profile.sh nw tls-bulk   # TLS: against C/tls_server with a fresh cert
 #   bash Benchmarks/scripts/profile.sh c tls-handshake   # c = the C OpenSSL client (TLS only)
-# Scenarios: rr1 rr100 bulk udp64-single udp64-batch mem tls-bulk tls-handshake. With STAT=1, TLS
+# Scenarios: rr1 rr100 bulk udp64-single udp64-batch mem tls-bulk tls-handshake framed ws. With STAT=1, TLS
 # scenarios also print `perf stat` (context switches, syscalls) for the client process. Needs perf (apt-get install linux-perf)
 # and a previous `bash Benchmarks/run.sh` (or the same builds). Output goes to stdout; the perf
 # data stays in /tmp/netbench-profile.*.
@@ -22,6 +22,8 @@ case "$scenario" in
     mem) args=(mem --conns 2000 --nports 10) ;;
     tls-bulk) args=(tls-bulk --size 65536 --duration 3) ;;
     tls-handshake) args=(tls-handshake --duration 3 --warmup 0.3) ;;
+    framed) args=(framed --size 64 --window 16 --batched 1 --duration 3 --warmup 0.3) ;;
+    ws) args=(ws --size 64 --window 16 --duration 3 --warmup 0.3) ;;
     *) echo "unknown scenario $scenario" >&2; exit 1 ;;
 esac
 if [ "$impl" = c ]; then
@@ -37,6 +39,11 @@ tls-*)
     taskset -c 0 "$HERE/.build/c/tls_server" --port "$PORT" --cert "$certdir/cert.pem" --key "$certdir/key.pem" >/dev/null 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true; rm -rf "$certdir"' EXIT
+    ;;
+ws)
+    taskset -c 0 "$HERE/.build/release/nio-bench" ws-server --port "$PORT" >/dev/null 2>&1 &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
     ;;
 *)
     taskset -c 0 "$HERE/.build/c/server" --port "$PORT" --nports 10 >/dev/null 2>&1 &

@@ -71,6 +71,14 @@ package final class DeliveryBatcher: @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spare = batch
         }
+        if batch.count > 1, let queue = batch.first?.queue, batch.allSatisfy({ $0.queue === queue }) {
+            // The usual turn: everything for one queue. Hand the array itself over rather than a
+            // copy of it (a copy retains every callback once more); the spare array kept for
+            // the next turn is then a fresh one of the same capacity.
+            let deliveries = batch
+            queue.async { for delivery in deliveries { delivery.work() } }
+            return
+        }
         var start = 0
         while start < batch.count {
             let queue = batch[start].queue

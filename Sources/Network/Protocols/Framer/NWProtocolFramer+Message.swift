@@ -5,7 +5,7 @@ extension NWProtocolFramer {
     /// to a send's ``NWConnection/ContentContext``; the framer sees it in `handleOutput`, and
     /// the one it delivers with input comes back on the receive's context.
     public class Message: NWProtocolMetadata, @unchecked Sendable {
-        private let values = Lock<[String: UncheckedValue]>([:])
+        private let values = Lock(FramerMessageValues())
 
         /// An empty message for the framer `definition` describes (for sending).
         public init(definition: NWProtocolFramer.Definition) {
@@ -19,8 +19,8 @@ extension NWProtocolFramer {
 
         /// A value of your own for this message, by key (nil removes it).
         public subscript(key: String) -> Any? {
-            get { values.withLock { $0[key]?.value } }
-            set { values.withLock { $0[key] = newValue.map(UncheckedValue.init) } }
+            get { values.withLock { $0[key] } }
+            set { values.withLock { $0[key] = newValue } }
         }
     }
 }
