@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import udp_stats  # noqa: E402  (the sink's datagram count, as bench.py reads it)
 
-from results_section import write_section
+from results_section import write_section  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTION = "## UDP offload: batch with GSO, receive with GRO"
@@ -299,7 +299,7 @@ def targets(by_pin):
     return out
 
 
-def write_section(a, by_pin, total):
+def write_results(a, by_pin, total):
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True)
     swift_line = next((l for l in (swift.stdout + swift.stderr).splitlines() if "Swift version" in l), "?").strip()
     nio_version = "?"
@@ -353,7 +353,22 @@ def main():
     ap.add_argument("--revision", default="?")
     ap.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     ap.add_argument("--json", default=os.path.join(HERE, "udp-offload.json"))
+    ap.add_argument("--from-json", action="store_true",
+                    help="measure nothing: write the section again from --json (what an earlier run measured)")
     a = ap.parse_args()
+
+    if a.from_json:
+        saved = json.load(open(a.json))
+        for k in ("command", "revision", "duration", "warmup", "reps"):
+            setattr(a, k, saved[k])
+        by_pin = {}
+        for r in saved["results"]:
+            by_pin.setdefault(r["placement"], ({}, {}))[0].setdefault((r["side"], r["key"]), []).append(r)
+        for e in saved["errors"]:
+            by_pin.setdefault(e["placement"], ({}, {}))[1][(e["side"], e["key"])] = e["errors"]
+        write_results(a, by_pin, saved.get("total", 0))
+        print(f"wrote the UDP offload section of {a.results} from {a.json}")
+        return
 
     senders = [s for s in SENDERS if not (is_network(s[0]) and a.network_missing)]
     receivers = [r for r in RECEIVERS if not (is_network(r[0]) and a.network_missing)]
@@ -365,13 +380,13 @@ def main():
 
     with open(a.json, "w") as f:
         json.dump({"command": a.command, "revision": a.revision, "size": SIZE, "duration": a.duration,
-                   "warmup": a.warmup, "reps": a.reps,
+                   "warmup": a.warmup, "reps": a.reps, "total": total,
                    "results": [r for results, _ in by_pin.values() for rs in results.values() for r in rs],
                    "errors": [{"placement": pin, "side": side, "key": key, "errors": errs}
                               for pin, (_, errors) in by_pin.items() for (side, key), errs in errors.items()]},
                   f, indent=1)
         f.write("\n")
-    write_section(a, by_pin, total)
+    write_results(a, by_pin, total)
 
     for pin, (results, _) in by_pin.items():
         nw = median_value(results, "send", "network")

@@ -90,15 +90,20 @@ public func nioAsyncBulk(group: EventLoopGroup, host: String, port: Int, chunkSi
     }
 }
 
-/// One `NIOAsyncChannel` of datagrams to the sink, each write awaited.
+/// One `NIOAsyncChannel` of datagrams to the sink, each write awaited, and after every `group`
+/// writes a hop through the channel's event loop: the writer hands its datagrams to the loop in
+/// order, so once the hop returns they have been written. (Without it nothing holds the writer
+/// back on loopback, where UDP never blocks: the task queued datagrams faster than the loop sent
+/// them, the rate counted queued datagrams, and the backlog outlasted the run's 10 s stop.)
 public final class NIOAsyncDatagramClient: Sendable {
     let group: EventLoopGroup
     let host: String
     let port: Int
     let size: Int
+    let groupSize: Int
 
-    public init(group: EventLoopGroup, host: String, port: Int, size: Int) {
-        (self.group, self.host, self.port, self.size) = (group, host, port, size)
+    public init(group: EventLoopGroup, host: String, port: Int, size: Int, batch: Int) {
+        (self.group, self.host, self.port, self.size, self.groupSize) = (group, host, port, size, max(1, batch))
     }
 
     public func start(_ control: RunControl) {
@@ -113,9 +118,13 @@ public final class NIOAsyncDatagramClient: Sendable {
                                 wrappingChannelSynchronously: channel)
                         }
                     }
+                let loop = channel.channel.eventLoop
                 try await channel.executeThenClose { _, outbound in
+                    var written = 0
                     repeat {
                         try await outbound.write(AddressedEnvelope(remoteAddress: remote, data: payload))
+                        written += 1
+                        if written % self.groupSize == 0 { try await loop.submit {}.get() }
                     } while control.completed()
                 }
             } catch {

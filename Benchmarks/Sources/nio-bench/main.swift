@@ -21,7 +21,7 @@ case "bulk" where o.api == "async":
     emit(impl: impl, scenario: o.name ?? "bulk", value: Double(r.bytes) / r.seconds / 1_048_576, unit: "MiB/s",
          ops: Double(r.bytes), seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys)
 case "udp" where o.api == "async":
-    let client = NIOAsyncDatagramClient(group: group, host: o.host, port: o.port + 200, size: o.size)
+    let client = NIOAsyncDatagramClient(group: group, host: o.host, port: o.port + 200, size: o.size, batch: o.batch)
     let control = RunControl(activeConnections: 1)
     let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
     emit(impl: impl, scenario: o.name ?? "udp", value: r.perSecond, unit: "dgrams/s", ops: Double(r.ops),
