@@ -165,6 +165,7 @@ let package = Package(
                 "NetworkSync",
                 "NetworkCore",
                 "PeerSupport",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

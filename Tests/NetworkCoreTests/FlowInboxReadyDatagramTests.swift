@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 import NetworkCore
 import Testing
@@ -63,7 +64,7 @@ struct FlowInboxReadyDatagramTests {
     @Test func readingThatStoppedForReadyDatagramsResumesOnceHalfAreTaken() {
         var inbox = FlowInbox<Int>()
         let limit = Flow.datagramHighWaterCount
-        inbox.publishReady((0..<(limit - 10)).map { Self.datagram("\($0)") })
+        inbox.publishReady(Deque((0..<(limit - 10)).map { Self.datagram("\($0)") }))
         let under = inbox.readyRoom(count: 5, bytes: 0)
         #expect(under, "under the mark with the loop's own")
         let at = inbox.readyRoom(count: 10, bytes: 0)

@@ -106,7 +106,7 @@ package struct FlowInbox<Operation> {
     }
 
     /// Leaves `datagrams` (the loop's, no receive waiting for them) for receives on any thread.
-    package mutating func publishReady(_ datagrams: [QueuedMessage]) {
+    package mutating func publishReady(_ datagrams: Deque<QueuedMessage>) {
         guard !datagrams.isEmpty else { return }
         datagramPath().ready.append(datagrams)
     }

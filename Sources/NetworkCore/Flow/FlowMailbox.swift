@@ -28,7 +28,7 @@ struct FlowMailbox: ~Copyable {
     }
 
     /// See `FlowInbox.publishReady`.
-    func publishReady(_ datagrams: [QueuedMessage]) {
+    func publishReady(_ datagrams: Deque<QueuedMessage>) {
         inbox.withLock { $0.publishReady(datagrams) }
     }
 

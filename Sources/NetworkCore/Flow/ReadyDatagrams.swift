@@ -16,9 +16,15 @@ package struct ReadyDatagrams {
 
     package var count: Int { datagrams.count }
 
-    package mutating func append(_ more: [QueuedMessage]) {
+    package mutating func append(_ more: Deque<QueuedMessage>) {
         for datagram in more { bytes += datagram.bytes.readableBytes }
-        datagrams.append(contentsOf: more)
+        // With none left (a reader keeping up), the loop's deque becomes this one: no copy, and
+        // no retain and release per datagram.
+        if datagrams.isEmpty {
+            datagrams = more
+        } else {
+            datagrams.append(contentsOf: more)
+        }
     }
 
     /// The first datagram when it fits `maximum` bytes (a longer one is the loop's to split);

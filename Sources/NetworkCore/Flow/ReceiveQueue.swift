@@ -126,10 +126,12 @@ package struct ReceiveQueue<Token> {
 
     /// Every buffered datagram, in order, when no receive waits (else none): for receives on
     /// other threads to take (`FlowInbox.readyDatagrams`).
-    package mutating func takeBufferedDatagrams() -> [QueuedMessage] {
+    package mutating func takeBufferedDatagrams() -> Deque<QueuedMessage> {
         guard mode == .datagram, pending.isEmpty, !datagrams.isEmpty else { return [] }
-        let taken = Array(datagrams)
-        datagrams.removeAll()
+        // The queue itself changes hands (no copy of its datagrams): the usual reader has taken
+        // every ready one by the time the loop publishes more, and the deque becomes the ready one.
+        var taken: Deque<QueuedMessage> = []
+        swap(&taken, &datagrams)
         buffered = 0
         return taken
     }

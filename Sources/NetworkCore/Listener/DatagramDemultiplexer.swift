@@ -23,11 +23,9 @@ final class DatagramDemultiplexer: ChannelInboundHandler, @unchecked Sendable {
             // the burst's markings.
             var metadata = envelope.metadata
             metadata?.segmentSize = nil
-            DatagramBatch(bytes: envelope.data, segmentSize: segmentSize).forEachPacket { datagram in
-                listener?.receivedDatagram(
-                    AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: datagram, metadata: metadata),
-                    channel: context.channel)
-            }
+            listener?.receivedDatagrams(
+                DatagramBatch(bytes: envelope.data, segmentSize: segmentSize), from: envelope.remoteAddress,
+                metadata: metadata, channel: context.channel)
         } else {
             listener?.receivedDatagram(envelope, channel: context.channel)
         }

@@ -72,6 +72,11 @@ struct DatagramPeerTable<Peer: AnyObject> {
     /// The peer for `remote`, if it has one.
     subscript(remote: SocketAddress) -> Peer? { entries[remote]?.peer }
 
+    /// As the subscript, for the per-datagram lookup of a class that holds the table: `mutating`
+    /// only so that the lookup runs on the table in place (through the subscript, the caller
+    /// copied the whole table first, every closure and dictionary in it retained and released).
+    mutating func lookUp(_ remote: SocketAddress) -> Peer? { entries[remote]?.peer }
+
     /// Decides whether a datagram from `remote` (which has no peer) may create one. On
     /// `.admitEvicting`, the evicted peer is already out of the table.
     mutating func admit(_ remote: SocketAddress, now: NIODeadline) -> Admission {

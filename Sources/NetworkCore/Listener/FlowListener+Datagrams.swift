@@ -21,7 +21,7 @@ extension FlowListener {
         let remote = envelope.remoteAddress
         // (A DTLS record's marking is not reported: its datagram is not the message.)
         let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(envelope.metadata, stamped: stampsReceiveTime) : nil
-        if let flow = peers[remote] {
+        if let flow = peers.lookUp(remote) {
             if flow.deliverSharedDatagram(envelope.data, facts: facts) { delivered(to: flow) }
             return
         }
@@ -83,6 +83,27 @@ extension FlowListener {
         logPeerEvent(.debug, "new datagram peer C\(flow.logID) from \(remote.logText)")
         if flow.deliverSharedDatagram(envelope.data, facts: facts) { delivered(to: flow) }
         handler(flow, remote)
+    }
+
+    /// Datagrams the kernel coalesced (`DatagramReceiveOffload`): one sender, one marking, so a
+    /// known peer is looked up once for the whole burst; otherwise each goes as its own datagram
+    /// (the first makes the peer, the others find it).
+    func receivedDatagrams(
+        _ burst: DatagramBatch, from remote: SocketAddress, metadata: AddressedEnvelope<ByteBuffer>.Metadata?,
+        channel: Channel
+    ) {
+        if configuration.multicast == nil, let flow = peers.lookUp(remote) {
+            let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(metadata, stamped: stampsReceiveTime) : nil
+            var took = false
+            burst.forEachPacket { datagram in
+                if flow.deliverSharedDatagram(datagram, facts: facts) { took = true }
+            }
+            if took { delivered(to: flow) }
+            return
+        }
+        burst.forEachPacket { datagram in
+            receivedDatagram(AddressedEnvelope(remoteAddress: remote, data: datagram, metadata: metadata), channel: channel)
+        }
     }
 
     /// `flow` took a datagram in the read under way; once the read ends, it leaves what no

@@ -58,10 +58,10 @@ package final class FlowListener: @unchecked Sendable {
     var groupPeers: [SocketAddress: Flow] = [:]
     /// Peers that took datagrams during the read under way (`delivered(to:)`).
     var peersWithNewDatagrams: [Flow] = []
-    /// A datagram listener's peers (`DatagramPeerTable` bounds them).
-    lazy var peers = DatagramPeerTable<Flow>(
-        limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
-        activity: { $0.report.sentBytes &+ $0.report.receivedBytes })
+    /// A datagram listener's peers (`DatagramPeerTable` bounds them). Stored, not `lazy`: a lazy
+    /// property's getter returns a copy of the table, and every datagram looks its peer up here
+    /// (the copy, with its retains and releases, cost more than the lookup).
+    var peers: DatagramPeerTable<Flow>
     /// A QUIC listener's connections by client address, from the client's first Initial until
     /// their own socket closes.
     var quicConnections: [SocketAddress: QUICServerConnection] = [:]
@@ -86,6 +86,9 @@ package final class FlowListener: @unchecked Sendable {
     package init(configuration: FlowListenerConfiguration) {
         self.configuration = configuration
         self.eventLoop = Engine.nextEventLoop()
+        self.peers = DatagramPeerTable<Flow>(
+            limits: configuration.datagramPeerLimits, isStarted: { $0.hasStarted },
+            activity: { $0.report.sentBytes &+ $0.report.receivedBytes })
     }
 
     /// The bound port, once ready.
