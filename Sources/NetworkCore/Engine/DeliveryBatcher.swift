@@ -71,14 +71,6 @@ package final class DeliveryBatcher: @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spare = batch
         }
-        if batch.count > 1, let queue = batch.first?.queue, batch.allSatisfy({ $0.queue === queue }) {
-            // The usual turn: everything for one queue. Hand the array itself over rather than a
-            // copy of it (a copy retains every callback once more); the spare array kept for
-            // the next turn is then a fresh one of the same capacity.
-            let deliveries = batch
-            queue.async { for delivery in deliveries { delivery.work() } }
-            return
-        }
         var start = 0
         while start < batch.count {
             let queue = batch[start].queue
@@ -87,7 +79,10 @@ package final class DeliveryBatcher: @unchecked Sendable {
             if end - start == 1 {
                 queue.async(execute: batch[start].work)
             } else {
-                let deliveries = Array(batch[start..<end])
+                // The usual turn is one run for one queue: then the array itself goes, not a
+                // copy (which retains every callback once more); the spare kept for the next
+                // turn is then a fresh one of the same capacity.
+                let deliveries = end - start == batch.count ? batch : Array(batch[start..<end])
                 queue.async { for delivery in deliveries { delivery.work() } }
             }
             start = end

@@ -13,14 +13,19 @@ extension FlowListener {
     /// Peers' datagrams are stamped with the time they were read (`shouldCalculateReceiveTime`).
     private var stampsReceiveTime: Bool { configuration.child.ip.shouldCalculateReceiveTime }
 
+    /// What a peer's receive reports of a datagram read with `metadata`. (A DTLS record's marking
+    /// is not reported: its datagram is not the message.)
+    private func receivedFacts(_ metadata: AddressedEnvelope<ByteBuffer>.Metadata?) -> ReceivedDatagramFacts? {
+        dtlsCookies == nil ? ReceivedDatagramFacts.of(metadata, stamped: stampsReceiveTime) : nil
+    }
+
     func receivedDatagram(_ envelope: AddressedEnvelope<ByteBuffer>, channel: Channel) {
         if let membership = configuration.multicast {
             receivedGroupDatagram(envelope, membership: membership)
             return
         }
         let remote = envelope.remoteAddress
-        // (A DTLS record's marking is not reported: its datagram is not the message.)
-        let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(envelope.metadata, stamped: stampsReceiveTime) : nil
+        let facts = receivedFacts(envelope.metadata)
         if let flow = peers.lookUp(remote) {
             if flow.deliverSharedDatagram(envelope.data, facts: facts) { delivered(to: flow) }
             return
@@ -93,7 +98,7 @@ extension FlowListener {
         channel: Channel
     ) {
         if configuration.multicast == nil, let flow = peers.lookUp(remote) {
-            let facts = dtlsCookies == nil ? ReceivedDatagramFacts.of(metadata, stamped: stampsReceiveTime) : nil
+            let facts = receivedFacts(metadata)
             var took = false
             burst.forEachPacket { datagram in
                 if flow.deliverSharedDatagram(datagram, facts: facts) { took = true }
