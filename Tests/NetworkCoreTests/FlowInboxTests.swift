@@ -185,4 +185,27 @@ struct FlowInboxTests {
         #expect(inbox.take() == [1, 2])
         #expect(inbox.directlyWrittenBytes == 3)
     }
+
+    @Test func largeSendsStayUncopiedOnlyWhereTheLoopCanWriteThemAndItsSocketIsFree() {
+        var inbox = FlowInbox<Int>()
+        let large = FlowInbox<Int>.directWriteLimit + 1
+        #expect(!inbox.keepsUncopied(bytes: large, closesWrite: false), "no socket of its own: copied")
+        inbox.directSocket = DirectSocket(duplicating: 0)
+        #expect(inbox.keepsUncopied(bytes: large, closesWrite: false))
+        #expect(!inbox.keepsUncopied(bytes: FlowInbox<Int>.directWriteLimit, closesWrite: false), "small: the sender writes it")
+        #expect(!inbox.keepsUncopied(bytes: large, closesWrite: true), "the final send goes through the channel")
+        // The loop writes only while no sender can.
+        #expect(inbox.directSocketForLoop != nil)
+        inbox.budget.setOpen(true)
+        inbox.armDirectWrites(true)
+        #expect(inbox.directSocketForLoop == nil, "armed: a sender may be writing")
+        inbox.armDirectWrites(false)
+        #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) == nil)
+        inbox.armDirectWrites(true)
+        #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) != nil)
+        inbox.armDirectWrites(false)
+        #expect(inbox.directSocketForLoop == nil, "a sender's write is under way")
+        _ = inbox.finishDirectWrite(bytes: 10, completes: false)
+        #expect(inbox.directSocketForLoop != nil)
+    }
 }

@@ -20,10 +20,14 @@ extension Flow {
         submit(send: send)
     }
 
-    /// Sends any contiguous or discontiguous bytes, copied once.
+    /// Sends any contiguous or discontiguous bytes, copied once (`Data` as `send(data:)` does:
+    /// at most once).
     package func send<Content: DataProtocol>(
         bytes content: Content?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
     ) {
+        if let data = content as? Data {
+            return send(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        }
         send(Self.copy(content), isComplete: isComplete, closesWrite: closesWrite, completion: completion)
     }
 

@@ -86,6 +86,18 @@ extension Flow {
             finish(send, .posix(ENOTCONN))
             return
         }
+        var send = send
+        if send.uncopied != nil {
+            if holdUncopied(send, channel: channel) { return }
+            send.copyUncopied()
+        }
+        // Held sends go first: the channel must not take bytes ahead of theirs.
+        if !uncopiedSends.isEmpty { writeUncopiedSends(to: channel) }
+        writeToChannel(send, channel: channel)
+    }
+
+    /// `write`'s part once the bytes are in a buffer: through the channel, unflushed.
+    func writeToChannel(_ send: FlowSend, channel: Channel) {
         switch sendPath.step(send, datagrams: receives.mode == .datagram) {
         case .rejected(let error):
             settle(send, error)

@@ -160,6 +160,11 @@ extension Flow {
             writeDatagramOutbox(to: channel, transport: closing)
             if case .shared = closing { channel.flush() } else { needsFlush = true }
         }
+        // So do stream sends held for the flush (plain TCP only, so never a shared channel).
+        if let channel = closing.channel, !uncopiedSends.isEmpty {
+            writeUncopiedSends(to: channel)
+            needsFlush = true
+        }
         // Detach first: NIO reports the close synchronously, and those events must not be
         // mistaken for the peer's end of stream. The duplicate descriptor goes first of all: it
         // would keep the socket open past NIO's close.

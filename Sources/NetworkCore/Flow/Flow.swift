@@ -104,6 +104,13 @@ package final class Flow: @unchecked Sendable {
     // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
     var datagramOutbox = DatagramOutbox()
+    /// Large stream sends taken since the last flush, still in their callers' `Data`, written
+    /// at the flush in one system call (`Flow+UncopiedSends`).
+    var uncopiedSends: [FlowSend] = []
+    #if DEBUG
+    /// Bytes of held sends the loop wrote from their callers' `Data` (debug builds; loop-only).
+    var uncopiedBytesWritten: UInt64 = 0
+    #endif
     var stateHandler: StateHandler?
     /// The establishment run in progress: it lives in `setup`, which outlives it (a flow is
     /// ready only once its run is over).
@@ -439,9 +446,15 @@ package final class Flow: @unchecked Sendable {
             guard let channel = transport.channel else {
                 // (No socket left for datagrams taken this turn: they cannot go out.)
                 if !datagramOutbox.isEmpty { failDatagramOutbox(.posix(ENOTCONN)) }
+                if !uncopiedSends.isEmpty { failUncopiedSends(.posix(ENOTCONN)) }
                 return
             }
             writeDatagramOutbox(to: channel, transport: transport)
+            if !uncopiedSends.isEmpty {
+                writeUncopiedSends(to: channel)
+                // (What the socket did not take of them went to the channel, flushed now.)
+                needsFlush = false
+            }
             channel.flush()
         }
     }

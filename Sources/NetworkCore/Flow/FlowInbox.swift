@@ -228,9 +228,9 @@ package struct FlowInbox<Operation> {
 
     /// The largest send written from the sender's thread. Direct writes save a request/response
     /// exchange its hop to the loop (measured: ~9 % less CPU per round trip, pinned); bulk
-    /// senders do better through the loop, which gathers their sends into one `writev` per turn
-    /// (64 KiB sends written directly cost ~30 % more CPU per MiB: partial writes hand over
-    /// to the loop and back).
+    /// senders do better through the loop, which gathers their sends into one system call per
+    /// turn, from the callers' `Data` (`keepsUncopied`). (64 KiB sends written directly cost
+    /// ~30 % more CPU per MiB: partial writes hand over to the loop and back.)
     package static var directWriteLimit: Int { 16 * 1024 }
 
     /// Whether a send of `bytes` may be written from the sender's thread now: small, armed, nothing
@@ -239,6 +239,21 @@ package struct FlowInbox<Operation> {
     package func mayWriteDirectly(bytes: Int, closesWrite: Bool) -> Bool {
         bytes <= Self.directWriteLimit && directSocket != nil && directWritesArmed && !directWriteInProgress
             && operations.isEmpty && batchDepth == 0 && !closesWrite && budget.acceptsDirectWrites
+    }
+
+    /// Whether a stream send of `bytes` too large to write from the sender's thread stays in the
+    /// caller's `Data` for the loop (`Flow.writeUncopied`): only where the loop can write it to
+    /// the socket itself, and not the send that closes the sending side (which goes through the
+    /// channel, for the shutdown after it).
+    package func keepsUncopied(bytes: Int, closesWrite: Bool) -> Bool {
+        bytes > Self.directWriteLimit && directSocket != nil && !closesWrite
+    }
+
+    /// The socket, for the loop to write a send still in its caller's `Data`: only while no
+    /// sender can write to it (direct writes disarmed, none under way). The loop arms direct
+    /// writes itself, so they stay disarmed until its write is done.
+    package var directSocketForLoop: DirectSocket? {
+        directWritesArmed || directWriteInProgress ? nil : directSocket
     }
 
     /// Claims the socket for one direct write, done outside the lock (a write to a loopback peer

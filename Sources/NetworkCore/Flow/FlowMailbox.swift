@@ -73,15 +73,18 @@ struct FlowMailbox: ~Copyable {
     func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
         var send = send
         let hasBytes = send.data != nil || send.uncopied != nil
-        let claim = inbox.withLock { inbox -> (socket: DirectSocket?, spare: ByteBuffer?) in
+        let claim = inbox.withLock { inbox -> (socket: DirectSocket?, spare: ByteBuffer?, keep: Bool) in
             if hasBytes, let socket = inbox.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) {
-                return (socket, nil)
+                return (socket, nil, false)
             }
-            return (nil, send.uncopied == nil ? nil : inbox.spareBuffers.take())
+            guard send.uncopied != nil else { return (nil, nil, false) }
+            if inbox.keepsUncopied(bytes: send.byteCount, closesWrite: send.closesWrite) { return (nil, nil, true) }
+            return (nil, inbox.spareBuffers.take(), false)
         }
         guard let socket = claim.socket else {
-            // The copy happens outside the lock, into a buffer an earlier send was written from.
-            Self.copyUncopied(of: &send, into: claim.spare)
+            // The copy happens outside the lock, into a buffer an earlier send was written from;
+            // a large send is not copied at all if the loop can write it from the caller's `Data`.
+            if !claim.keep { Self.copyUncopied(of: &send, into: claim.spare) }
             let wake = inbox.withLock { inbox -> Bool in
                 let admission = inbox.admitSend(
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
@@ -176,6 +179,11 @@ struct FlowMailbox: ~Copyable {
             if newSocket == nil { inbox.armDirectWrites(false) }
             inbox.directSocket = newSocket
         }
+    }
+
+    /// See `FlowInbox.directSocketForLoop`.
+    var directSocketForLoop: DirectSocket? {
+        inbox.withLock { $0.directSocketForLoop }
     }
 
     /// The loop arms (or disarms) direct writes; see `FlowInbox.armDirectWrites`.

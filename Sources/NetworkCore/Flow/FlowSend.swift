@@ -60,8 +60,9 @@ package struct FlowSend: Sendable {
 
     /// Bytes still in the caller's `Data`. A datagram's stay there until the loop copies every
     /// such send of one hop into one buffer (`Flow.gatherDatagramBytes`), one allocation instead
-    /// of one each; a stream send's are written from there directly or copied into a reused
-    /// buffer before the loop sees them (`FlowMailbox.submitStreamSend`). Setting bytes replaces
+    /// of one each; a stream send's are written from there directly, or, for a large one, by the
+    /// loop (`Flow+UncopiedSends`), or else copied into a reused buffer before the loop sees them
+    /// (`FlowMailbox.submitStreamSend`). Setting bytes replaces
     /// `data`; setting nil clears only bytes held here.
     package var uncopied: Data? {
         get {
@@ -75,6 +76,14 @@ package struct FlowSend: Sendable {
                 bytes = .none
             }
         }
+    }
+
+    /// Moves the bytes still in the caller's `Data` into a buffer the loop can write (a copy).
+    package mutating func copyUncopied() {
+        guard let bytes = uncopied else { return }
+        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        data = buffer
     }
 
     /// A stream send's completion. Nil when nobody waits, or when the send already completed as

@@ -55,6 +55,28 @@ package final class DirectSocket: @unchecked Sendable {
         case failed(Int32)
     }
 
+    /// Writes as much of `buffers`, in order, as the socket takes now, in one `sendmsg` (at most
+    /// `IOV_MAX` of them: the caller gathers fewer), without blocking and without SIGPIPE.
+    package func write(_ buffers: [UnsafeRawBufferPointer]) -> Outcome {
+        var vectors = buffers.compactMap { buffer -> iovec? in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return nil }
+            return iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: buffer.count)
+        }
+        guard !vectors.isEmpty else { return .wrote(0) }
+        return vectors.withUnsafeMutableBufferPointer { vectors in
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = vectors.count
+            while true {
+                let written = sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if written >= 0 { return .wrote(written) }
+                let code = errno
+                if code == EINTR { continue }
+                return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(code)
+            }
+        }
+    }
+
     /// Writes as much of `bytes` as the socket takes now, without blocking and without SIGPIPE.
     package func write(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
