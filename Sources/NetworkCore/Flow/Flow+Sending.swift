@@ -56,9 +56,14 @@ extension Flow {
         guard directSocketAttached, batchDepth == 0, !needsFlush, machine.isReady, !sendPath.writeClosed,
             case .owned(let channel) = transport
         else { return }
-        let buffered = (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1
-        guard buffered == 0 else { return }
+        guard Self.holdsNothing(channel) else { return }
         mailbox.armDirectWrites(true)
+    }
+
+    /// Whether nothing waits in `channel`'s outbound buffer (bytes the loop wrote and the socket
+    /// has not taken yet), so that bytes written around it cannot overtake any. On the loop.
+    static func holdsNothing(_ channel: Channel) -> Bool {
+        ((try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1) == 0
     }
 
     /// A direct write met a failed socket (`FlowOperation.directWriteFailed`): the flow fails as

@@ -30,9 +30,7 @@ extension Flow {
         // The first held send needs the channel empty; later ones follow it (nothing else goes
         // to the channel while sends are held: `write` writes them first).
         if uncopiedSends.isEmpty {
-            guard !needsFlush,
-                ((try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 1) == 0
-            else { return false }
+            guard !needsFlush, Self.holdsNothing(channel) else { return false }
         }
         uncopiedSends.append(send)
         needsFlush = true

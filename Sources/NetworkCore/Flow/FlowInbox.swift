@@ -242,7 +242,7 @@ package struct FlowInbox<Operation> {
     }
 
     /// Whether a stream send of `bytes` too large to write from the sender's thread stays in the
-    /// caller's `Data` for the loop (`Flow.writeUncopied`): only where the loop can write it to
+    /// caller's `Data` for the loop (`Flow+UncopiedSends`): only where the loop can write it to
     /// the socket itself, and not the send that closes the sending side (which goes through the
     /// channel, for the shutdown after it).
     package func keepsUncopied(bytes: Int, closesWrite: Bool) -> Bool {

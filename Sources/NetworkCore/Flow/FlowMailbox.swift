@@ -84,7 +84,7 @@ struct FlowMailbox: ~Copyable {
         guard let socket = claim.socket else {
             // The copy happens outside the lock, into a buffer an earlier send was written from;
             // a large send is not copied at all if the loop can write it from the caller's `Data`.
-            if !claim.keep { Self.copyUncopied(of: &send, into: claim.spare) }
+            if !claim.keep { send.copyUncopied(into: claim.spare) }
             let wake = inbox.withLock { inbox -> Bool in
                 let admission = inbox.admitSend(
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
@@ -111,20 +111,6 @@ struct FlowMailbox: ~Copyable {
             return wake
         }
         return (wake, written)
-    }
-
-    /// Moves a stream send's bytes from the caller's `Data` into a buffer the loop can write
-    /// (`spare`, reused, when there is one).
-    private static func copyUncopied(of send: inout FlowSend, into spare: ByteBuffer?) {
-        guard let bytes = send.uncopied else { return }
-        send.uncopied = nil
-        guard var buffer = spare else {
-            send.data = ByteBuffer(data: bytes)
-            return
-        }
-        buffer.clear(minimumCapacity: bytes.count)
-        buffer.writeBytes(bytes)
-        send.data = buffer
     }
 
     /// Notes the budget's answer on the send and, when it completes now, calls its completion

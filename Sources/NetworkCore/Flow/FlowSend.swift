@@ -78,10 +78,12 @@ package struct FlowSend: Sendable {
         }
     }
 
-    /// Moves the bytes still in the caller's `Data` into a buffer the loop can write (a copy).
-    package mutating func copyUncopied() {
+    /// Moves the bytes still in the caller's `Data` into a buffer the loop can write (a copy):
+    /// into `spare`, reused, when there is one.
+    package mutating func copyUncopied(into spare: ByteBuffer? = nil) {
         guard let bytes = uncopied else { return }
-        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        var buffer = spare ?? ByteBufferAllocator().buffer(capacity: bytes.count)
+        buffer.clear(minimumCapacity: bytes.count)
         buffer.writeBytes(bytes)
         data = buffer
     }

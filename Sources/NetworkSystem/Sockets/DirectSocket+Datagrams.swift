@@ -58,12 +58,10 @@ extension DirectSocket {
                     message.msg_control = controlBase
                     message.msg_controllen = used
                 }
-                while true {
-                    if sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) >= 0 { return .wrote(bytes.count) }
-                    let code = errno
-                    if code == EINTR { continue }
-                    return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(code)
-                }
+                // (A datagram goes whole or not at all: what was sent is all of it.)
+                let outcome = Self.outcome { sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                if case .wrote = outcome { return .wrote(bytes.count) }
+                return outcome
             }
         }
     }

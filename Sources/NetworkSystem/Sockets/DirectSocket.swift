@@ -67,21 +67,21 @@ package final class DirectSocket: @unchecked Sendable {
             var message = msghdr()
             message.msg_iov = vectors.baseAddress
             message.msg_iovlen = vectors.count
-            while true {
-                let written = sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                if written >= 0 { return .wrote(written) }
-                let code = errno
-                if code == EINTR { continue }
-                return code == EAGAIN || code == EWOULDBLOCK ? .wouldBlock : .failed(code)
-            }
+            return Self.outcome { sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
     }
 
     /// Writes as much of `bytes` as the socket takes now, without blocking and without SIGPIPE.
     package func write(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
+        return Self.outcome { send(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    }
+
+    /// What a nonblocking send did: `call` answers the bytes written, or -1 with `errno` set,
+    /// and runs again when a signal interrupted it.
+    static func outcome(of call: () -> Int) -> Outcome {
         while true {
-            let written = send(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            let written = call()
             if written >= 0 { return .wrote(written) }
             let code = errno
             if code == EINTR { continue }
