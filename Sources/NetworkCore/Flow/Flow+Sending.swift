@@ -53,8 +53,8 @@ extension Flow {
     /// this flow waits to be written: no operation in hand, no unflushed write, nothing buffered
     /// in the channel. On the loop; the mailbox arms only if nothing was queued meanwhile.
     func armDirectWritesIfIdle() {
-        guard directSocketAttached, batchDepth == 0, !needsFlush, machine.isReady, !sendPath.writeClosed,
-            case .owned(let channel) = transport
+        guard directSocketAttached, batchDepth == 0, !needsFlush, uncopiedSends.isEmpty, machine.isReady,
+            !sendPath.writeClosed, case .owned(let channel) = transport
         else { return }
         guard Self.holdsNothing(channel) else { return }
         mailbox.armDirectWrites(true)

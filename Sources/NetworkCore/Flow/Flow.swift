@@ -450,9 +450,11 @@ package final class Flow: @unchecked Sendable {
                 return
             }
             writeDatagramOutbox(to: channel, transport: transport)
-            if !uncopiedSends.isEmpty {
-                writeUncopiedSends(to: channel)
-                // (What the socket did not take of them went to the channel, flushed now.)
+            // (Held sends behind bytes the channel still holds go when it drains.)
+            if !uncopiedSends.isEmpty && Self.holdsNothing(channel) {
+                writeUncopiedSends(to: channel, holdingRest: true)
+                // (What the socket did not take of the first went to the channel, flushed now;
+                // the rest wait for it there.)
                 needsFlush = false
             }
             channel.flush()
