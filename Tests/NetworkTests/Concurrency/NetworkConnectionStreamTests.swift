@@ -1,5 +1,6 @@
 import Foundation
 import Network
+import NetworkSync
 import PeerSupport
 import Testing
 
@@ -43,6 +44,41 @@ struct NetworkConnectionStreamTests {
         }
         #expect(echoed == payload)
         #expect(await server.stop() is CancellationError)
+    }
+
+    @Test("sends return at once while the socket takes them; one it cannot take waits, and cancelling its task then throws CancellationError and cancels the connection")
+    func aSendThatWaitsCanBeCancelled() async throws {
+        // The peer never reads: the sockets' buffers and then the send budget fill.
+        let server = try await RunningListener(try NetworkListener { TCP() }) { _ in
+            try await Task.sleep(for: .seconds(60))
+        }
+        let connection = NetworkConnection(to: server.endpoint) { TCP() }
+        let sent = Lock(0)
+        let chunk = Data(repeating: 7, count: 64 * 1024)
+        let sending = Task {
+            while true {
+                try await connection.send(chunk)
+                sent.withLock { $0 += 1 }
+            }
+        }
+        // Waiting: no send returned for 300 ms.
+        var last = -1
+        while true {
+            try await Task.sleep(for: .milliseconds(300))
+            let now = sent.withLock { $0 }
+            if now == last { break }
+            last = now
+        }
+        #expect(last > 0, "no send returned")
+        let cancelled = ContinuousClock.now
+        sending.cancel()
+        await #expect(throws: CancellationError.self) { try await sending.value }
+        // (Not once the connection's socket lingered out: what earlier sends handed over may
+        // take up to 10 s to drain.)
+        let elapsed = ContinuousClock.now - cancelled
+        #expect(elapsed < .milliseconds(100 * SanitizerSlowdown.factor), "took \(elapsed)")
+        try await waitUntil("the connection cancelled", timeout: 10) { connection.state == .cancelled }
+        _ = await server.stop()
     }
 
     @Test("receive(as:) at the end of the stream throws ENODATA; receive(exactly:) returns what came with endOfStream")

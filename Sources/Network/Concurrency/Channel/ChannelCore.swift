@@ -223,14 +223,11 @@ final class ChannelCore: Sendable {
     func sendStream<Content: DataProtocol>(_ content: Content, closesWrite: Bool) async throws {
         if let refusal { throw refusal.error }
         startIfNeeded()
-        let flow = self.flow
-        try await cancellable { (continuation: CheckedContinuation<Void, any Error>) in
-            // (Not through the ticket: a send the flow takes at once completes here, inside the
-            // flow's lock, and resuming only schedules the task, which sends nothing meanwhile.)
-            flow.send(bytes: content, isComplete: true, closesWrite: closesWrite) { error, _ in
-                if let error { continuation.resume(throwing: NWError(error)) } else { continuation.resume() }
-            }
-        }
+        // (Not through the ticket: a send the flow takes at once completes inside `send`, and
+        // the task then goes on without suspending.)
+        let taken = OutcomeWaiter()
+        flow.send(bytes: content, isComplete: true, closesWrite: closesWrite) { error, _ in taken.arrived(error) }
+        try await taken.wait(cancelling: self)
     }
 
     /// Sends bytes on a stream without waiting (idempotent data: it may ride in a Fast Open SYN).

@@ -41,7 +41,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
     public func ping<Content: DataProtocol>(
         _ content: Content? = Data?.none, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        let pong = PongWaiter()
+        let pong = OutcomeWaiter()
         try await core.sendMessage(content.map { Data($0) } ?? Data(), layerMessage: WebSocketMessageInfo(kind: .ping) { pong.arrived($0) })
         try await pong.wait(cancelling: core)
     }
