@@ -73,10 +73,11 @@ struct NetworkConnectionStreamTests {
         let cancelled = ContinuousClock.now
         sending.cancel()
         await #expect(throws: CancellationError.self) { try await sending.value }
-        // (Not once the connection's socket lingered out: what earlier sends handed over may
-        // take up to 10 s to drain.)
+        // Not once the cancelled connection's socket lingered out: what earlier sends handed
+        // over may take 10 s to drain. (Well under a second alone; the bound leaves room for a
+        // loaded parallel run.)
         let elapsed = ContinuousClock.now - cancelled
-        #expect(elapsed < .milliseconds(100 * SanitizerSlowdown.factor), "took \(elapsed)")
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
         try await waitUntil("the connection cancelled", timeout: 10) { connection.state == .cancelled }
         _ = await server.stop()
     }
