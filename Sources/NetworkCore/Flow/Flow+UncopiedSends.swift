@@ -64,15 +64,19 @@ extension Flow {
     /// Writes the held sends to the socket, when the channel holds nothing ahead of them; those
     /// the socket took all of are finished. The first one it took only part of (or none of) is
     /// copied and written to the channel, unflushed; so are all after it, unless `holdingRest`:
-    /// then they stay held, uncopied, until the channel drains.
+    /// then they stay held, uncopied, until the channel drains (all of them, when it holds bytes
+    /// ahead of them now).
     func writeUncopiedSends(to channel: Channel, holdingRest: Bool = false) {
+        let channelEmpty = Self.holdsNothing(channel)
+        // (Waiting already: `awaitChannelDrain` wrote its empty buffer behind those bytes.)
+        if holdingRest && !channelEmpty { return }
         // (The array goes with them: an idle flow keeps no storage for held sends.)
         var sends: [FlowSend] = []
         swap(&sends, &uncopiedSends)
         // No direct write may be armed before the rest is in the channel.
         batchDepth += 1
         defer { batchDepth -= 1 }
-        let socket = Self.holdsNothing(channel) ? mailbox.directSocketForLoop : nil
+        let socket = channelEmpty ? mailbox.directSocketForLoop : nil
         var start = sends.startIndex
         while start < sends.endIndex {
             let group = sends[start..<min(start + Self.uncopiedSendsPerWrite, sends.endIndex)]

@@ -450,8 +450,7 @@ package final class Flow: @unchecked Sendable {
                 return
             }
             writeDatagramOutbox(to: channel, transport: transport)
-            // (Held sends behind bytes the channel still holds go when it drains.)
-            if !uncopiedSends.isEmpty && Self.holdsNothing(channel) {
+            if !uncopiedSends.isEmpty {
                 writeUncopiedSends(to: channel, holdingRest: true)
                 // (What the socket did not take of the first went to the channel, flushed now;
                 // the rest wait for it there.)

@@ -253,13 +253,16 @@ final class ChannelCore: Sendable {
 
     /// Waits for what `start` sets off to resume the continuation. If the waiting task is
     /// cancelled the connection is cancelled, which ends the wait at once (the flow fails its
-    /// pending operations); the task then sees `CancellationError`.
-    private func cancellable<T>(_ start: (CheckedContinuation<T, any Error>) -> Void) async throws -> T {
+    /// pending operations), and `alsoOnCancel` runs; the task then sees `CancellationError`.
+    func cancellable<T>(
+        _ start: (CheckedContinuation<T, any Error>) -> Void, alsoOnCancel: @Sendable () -> Void = {}
+    ) async throws -> T {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation(start)
             } onCancel: {
                 self.cancel()
+                alsoOnCancel()
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }

@@ -42,27 +42,19 @@ final class OutcomeWaiter: Sendable {
             if let error = done { throw NWError(error) }
             return
         }
-        do {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let done = state.withLock { state -> FlowError?? in
-                        if case .done(let error) = state { return .some(error) }
-                        state = .waiting(continuation)
-                        return .none
-                    }
-                    guard let done else { return }
-                    if let error = done { continuation.resume(throwing: NWError(error)) } else { continuation.resume() }
-                }
-            } onCancel: {
-                core.cancel()
-                // (The engine may take long to settle a send that waits for the socket: a
-                // cancelled connection still lets what was handed over drain, for up to 10 s.)
-                self.arrived(.posix(ECANCELED))
+        try await core.cancellable({ (continuation: CheckedContinuation<Void, any Error>) in
+            let done = state.withLock { state -> FlowError?? in
+                if case .done(let error) = state { return .some(error) }
+                state = .waiting(continuation)
+                return .none
             }
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw error
-        }
+            guard let done else { return }
+            if let error = done { continuation.resume(throwing: NWError(error)) } else { continuation.resume() }
+        }, alsoOnCancel: {
+            // (The engine may take long to settle a send that waits for the socket: a cancelled
+            // connection still lets what was handed over drain, for up to 10 s.)
+            self.arrived(.posix(ECANCELED))
+        })
     }
 
     /// The outcome, if it came: nil while pending, `.some(nil)` for success.
