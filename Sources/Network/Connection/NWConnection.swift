@@ -160,15 +160,18 @@ public final class NWConnection: CustomDebugStringConvertible, CallbackDeliverin
         flow.restart()
     }
 
-    /// Closes the connection gracefully (a TCP FIN after data already handed to the socket).
-    /// Pending receives and sends complete with `ECANCELED`, then the state becomes `cancelled`.
+    /// Closes the connection gracefully: what was sent while ready still goes out (for up to
+    /// 10 s), then a TCP FIN. Pending receives, and sends still waiting for `ready`, complete with
+    /// `ECANCELED`, then the state becomes `cancelled`; the other sends complete as they are
+    /// written, or with `ECANCELED` if the peer did not take them in time.
     public final func cancel() {
         // Not started: the `cancelled` to come must still reach this connection.
         if deliveryQueue == nil { observeFlow() }
         flow.cancel(force: false)
     }
 
-    /// Closes the connection at once, resetting it (a TCP RST), then reports `cancelled`.
+    /// Closes the connection at once, resetting it (a TCP RST), then reports `cancelled`; sends
+    /// not yet written complete with `ECANCELED`.
     public final func forceCancel() {
         if deliveryQueue == nil { observeFlow() }
         flow.cancel(force: true)

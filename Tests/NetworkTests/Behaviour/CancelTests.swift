@@ -101,6 +101,46 @@ extension BehaviourTests {
             _ = peer
         }
 
+        @Test(
+            "cancel with sends waiting for a peer that never reads: every send still completes, none lost; forceCancel at once, cancel once its linger ends",
+            arguments: [(force: true, framed: false), (force: true, framed: true), (force: false, framed: false)])
+        func cancelWithSendsWaiting(force: Bool, framed: Bool) async throws {
+            // (Framed: each send is a message of a framer over TCP.)
+            let parameters = framed ? GameFramer.parameters() : .tcp
+            let (log, _, peer) = try await EventLog.readyAgainstRawServer(parameters: parameters)
+            // 16 MiB at once: far more than the socket buffers and the send budget take.
+            let count = 64
+            let chunk = [UInt8](repeating: 7, count: 256 * 1024)
+            for index in 0..<count { log.send(index, chunk) }
+            // Until no send has completed for 300 ms.
+            var completed = -1
+            while true {
+                await pause(milliseconds: 300)
+                let now = log.events.values.filter(\.isSend).count
+                if now == completed { break }
+                completed = now
+            }
+            try #require(completed < count, "every send completed although the peer reads nothing")
+            let cancelled = ContinuousClock.now
+            if force { log.connection.forceCancel() } else { log.connection.cancel() }
+            try await log.wait(for: .cancelled)
+            // A graceful cancel lets what was handed over drain, for up to `closeLinger` (10 s);
+            // then, as at once after forceCancel, the rest completes with ECANCELED.
+            let all = try await log.events.wait("every send completion", timeout: 20) {
+                $0.filter(\.isSend).count == count
+            }
+            let elapsed = ContinuousClock.now - cancelled
+            #expect(elapsed < (force ? .seconds(5) : .seconds(15)), "took \(elapsed)")
+            if !force { #expect(elapsed > .seconds(9), "a graceful cancel gave up after \(elapsed)") }
+            let sends = all.compactMap { event -> (Int, NWError?)? in
+                if case .send(let index, let error) = event { return (index, error) } else { return nil }
+            }
+            #expect(sends.map(\.0) == Array(0..<count), "completions out of order: \(all)")
+            #expect(sends.last?.1 == .posix(.ECANCELED))
+            #expect(all.filter(\.isCancelled).count == 1)
+            _ = peer
+        }
+
         @Test("cancel while failed")
         func cancelInFailed() async throws {
             let (log, _, peer) = try await EventLog.readyAgainstRawServer()

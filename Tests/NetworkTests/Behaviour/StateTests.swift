@@ -12,9 +12,11 @@ import Testing
 final class EventLog: Sendable {
     /// A started connection to a raw TCP server, once ready, with the server and the accepted
     /// peer socket (keep `server` alive for as long as the test needs the listening socket).
-    static func readyAgainstRawServer() async throws -> (log: EventLog, server: RawSocket, peer: RawSocket) {
+    static func readyAgainstRawServer(
+        parameters: NWParameters = .tcp
+    ) async throws -> (log: EventLog, server: RawSocket, peer: RawSocket) {
         let server = try RawSocket.tcpServer()
-        let log = EventLog(port: server.localPort)
+        let log = EventLog(port: server.localPort, parameters: parameters)
         log.start()
         try await log.wait(for: .ready)
         let peer = try await offload { try server.accept() }

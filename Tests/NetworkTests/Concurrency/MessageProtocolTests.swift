@@ -84,4 +84,29 @@ struct MessageProtocolTests {
         #expect(seen.last == "end", "\(seen)")
         _ = await server.stop()
     }
+    @Test("A TLV message send waiting for a peer that never reads ends at once when its task is cancelled")
+    func cancelledTLVSend() async throws {
+        let server = try await RunningListener(try NetworkListener { TLV { TCP() } }) { _ in
+            try await Task.sleep(for: .seconds(60))
+        }
+        let connection = NetworkConnection(to: server.endpoint) { TLV { TCP() } }
+        let chunk = Data(repeating: 7, count: 64 * 1024)
+        try await expectCancelledWaitEndsAtOnce { try await connection.send(chunk, type: 1) }
+        try await waitUntil("the connection cancelled", timeout: 10) { connection.state == .cancelled }
+        _ = await server.stop()
+    }
+
+    @Test("A WebSocket message send waiting for a peer that never reads ends at once when its task is cancelled")
+    func cancelledWebSocketSend() async throws {
+        let server = try await RunningListener(try NetworkListener { WebSocket { TCP() } }) { connection in
+            // Reads nothing: only waits for the end.
+            try await Task.sleep(for: .seconds(60))
+            _ = connection
+        }
+        let connection = NetworkConnection(to: server.endpoint) { WebSocket { TCP() } }
+        let chunk = Data(repeating: 7, count: 64 * 1024)
+        try await expectCancelledWaitEndsAtOnce { try await connection.send(chunk) }
+        try await waitUntil("the connection cancelled", timeout: 10) { connection.state == .cancelled }
+        _ = await server.stop()
+    }
 }

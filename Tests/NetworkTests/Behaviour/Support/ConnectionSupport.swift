@@ -35,6 +35,7 @@ enum Event: Equatable, Sendable, CustomStringConvertible {
     }
 
     var isCancelled: Bool { self == .state(.cancelled) }
+    var isSend: Bool { if case .send = self { return true } else { return false } }
 }
 
 extension NWConnection.State {
