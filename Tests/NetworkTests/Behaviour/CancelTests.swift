@@ -112,14 +112,7 @@ extension BehaviourTests {
             let count = 64
             let chunk = [UInt8](repeating: 7, count: 256 * 1024)
             for index in 0..<count { log.send(index, chunk) }
-            // Until no send has completed for 300 ms.
-            var completed = -1
-            while true {
-                await pause(milliseconds: 300)
-                let now = log.events.values.filter(\.isSend).count
-                if now == completed { break }
-                completed = now
-            }
+            let completed = await settledCount { log.events.values.filter(\.isSend).count }
             try #require(completed < count, "every send completed although the peer reads nothing")
             let cancelled = ContinuousClock.now
             if force { log.connection.forceCancel() } else { log.connection.cancel() }

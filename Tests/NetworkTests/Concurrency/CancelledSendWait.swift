@@ -1,5 +1,6 @@
 import Foundation
 import NetworkSync
+import PeerSupport
 import Testing
 
 /// Sends with `send` until no send has returned for 300 ms (the peer reads nothing, so the
@@ -15,13 +16,7 @@ func expectCancelledWaitEndsAtOnce(_ send: @escaping @Sendable () async throws -
     }
     // (The first send waits for the connection, which a loaded run may take a while to make.)
     try await waitUntil("a first send returned", timeout: 10) { sent.withLock { $0 } > 0 }
-    var last = -1
-    while true {
-        try await Task.sleep(for: .milliseconds(300))
-        let now = sent.withLock { $0 }
-        if now == last { break }
-        last = now
-    }
+    _ = await settledCount { sent.withLock { $0 } }
     let cancelled = ContinuousClock.now
     sending.cancel()
     await #expect(throws: CancellationError.self) { try await sending.value }

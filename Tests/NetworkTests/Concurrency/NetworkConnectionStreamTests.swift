@@ -1,6 +1,5 @@
 import Foundation
 import Network
-import NetworkSync
 import PeerSupport
 import Testing
 
