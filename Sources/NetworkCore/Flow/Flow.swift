@@ -54,18 +54,21 @@ package final class Flow: @unchecked Sendable {
     /// leaves in one flush.
     let mailbox = FlowMailbox()
 
-    // Everything below is touched on `eventLoop` only, unless it is atomic.
-    var machine = FlowStateMachine()
+    // Everything below is touched on `eventLoop` only, unless it is atomic. The loop already
+    // serialises every access to the hot ones, so they are marked `@exclusivity(unchecked)`:
+    // Swift's dynamic exclusivity check on them cost ~5% of a framed message's CPU (pinned
+    // A/B, Benchmarks/RESULTS.md), and the debug suite ran clean with the checks on first.
+    @exclusivity(unchecked) var machine = FlowStateMachine()
     /// A refresh of `kernelUnacknowledged` is on its way to the loop.
     let kernelRefreshPending = Atomic<Bool>(false)
     /// Drains in progress (nested at most a few deep); the flush waits until none is.
-    var batchDepth: Int16 = 0
+    @exclusivity(unchecked) var batchDepth: Int16 = 0
     /// TCP_INFO's notsent + unacked as last read on the loop, for readers on other threads
     /// (see `tcpBufferFacts`); clamped, as the metadata that reports it is 32 bits wide.
     let kernelUnacknowledged = Atomic<UInt32>(0)
     /// The flow's number in log lines (`C<n>`). (In the padding after the 32-bit counter.)
     package let logID = LogIDs.nextConnection()
-    var receives: ReceiveQueue<FlowReceiver> {
+    @exclusivity(unchecked) var receives: ReceiveQueue<FlowReceiver> {
         // Mirrored for readers on other threads (TCP metadata); a relaxed store, no lock.
         didSet {
             unreadInboundBytes.store(UInt32(clamping: receives.bufferedBytes), ordering: .relaxed)
@@ -75,8 +78,8 @@ package final class Flow: @unchecked Sendable {
     /// `receives.bufferedBytes`, readable from any thread: 32 bits (as the TCP metadata that
     /// reports it), in the four bytes the queue leaves over.
     let unreadInboundBytes = Atomic<UInt32>(0)
-    var transport: FlowTransport = .none
-    var sendPath = FlowSendPath()
+    @exclusivity(unchecked) var transport: FlowTransport = .none
+    @exclusivity(unchecked) var sendPath = FlowSendPath()
     // The one-byte fields, in the padding after `sendPath` (which ends with flags).
     /// TCP or UDP.
     package let transportKind: FlowTransportKind
@@ -91,22 +94,22 @@ package final class Flow: @unchecked Sendable {
     /// The message layer at the top of the owned channel's stack (a framer, WebSocket), which
     /// takes the flow's messages in direct calls (`FlowMessageLayer`); nil until joined, and for
     /// a datagram listener's peer.
-    var messageLayer: (any FlowMessageLayer)?
+    @exclusivity(unchecked) var messageLayer: (any FlowMessageLayer)?
     // Loop-only flags.
-    var needsFlush = false
+    @exclusivity(unchecked) var needsFlush = false
     /// The loop's copy of `FlowInbox.readArmed`: receives from other threads wait for the
     /// outstanding read instead of waking the loop (see `updateReadArming`).
-    var readArmed = false
+    @exclusivity(unchecked) var readArmed = false
     /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
     /// writes whenever it has nothing left to write.
-    var directSocketAttached = false
+    @exclusivity(unchecked) var directSocketAttached = false
     // (The facts that die with `ready`, the read in flight and the ends of the two directions,
     // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
-    var datagramOutbox = DatagramOutbox()
+    @exclusivity(unchecked) var datagramOutbox = DatagramOutbox()
     /// Large stream sends taken since the last flush, still in their callers' `Data`, written
     /// at the flush in one system call (`Flow+UncopiedSends`).
-    var uncopiedSends: [FlowSend] = []
+    @exclusivity(unchecked) var uncopiedSends: [FlowSend] = []
     #if DEBUG
     /// Bytes of held sends the loop wrote from their callers' `Data` (debug builds; loop-only).
     var uncopiedBytesWritten: UInt64 = 0
@@ -118,7 +121,7 @@ package final class Flow: @unchecked Sendable {
         get { setup?.establishment }
         set { setup?.establishment = newValue }
     }
-    package internal(set) var report = FlowReport()
+    @exclusivity(unchecked) package internal(set) var report = FlowReport()
     /// The negotiated TLS session and WebSocket handshake, boxed (most flows have neither).
     var sessionFacts: StackSessionBox?
     /// The security layer a listener set up for this flow (see `FlowServerSecurity`).

@@ -27,20 +27,22 @@ package final class FramerHost: @unchecked Sendable {
     package weak var link: (any FramerHostLink)?
     package let eventLoop: EventLoop
     private let factory: any HostedFramerFactory
-    private var framer: (any HostedFramer)?
-    private var input: FramerInput<(any AnyObject & Sendable)?>
-    private var output = FramerOutput()
+    // Loop-confined state on every message's path: `@exclusivity(unchecked)` for the reason
+    // given in `Flow` (the loop serialises access; the dynamic check was measurable).
+    @exclusivity(unchecked) private var framer: (any HostedFramer)?
+    @exclusivity(unchecked) private var input: FramerInput<(any AnyObject & Sendable)?>
+    @exclusivity(unchecked) private var output = FramerOutput()
     private let ready: EventLoopPromise<Void>
-    private var isReady = false
-    private var failure: FlowError?
-    private var passingInputThrough = false
-    private var passingOutputThrough = false
+    @exclusivity(unchecked) private var isReady = false
+    @exclusivity(unchecked) private var failure: FlowError?
+    @exclusivity(unchecked) private var passingInputThrough = false
+    @exclusivity(unchecked) private var passingOutputThrough = false
     /// Within `handleOutput`: writes join the current message's output.
-    private var inOutput = false
+    @exclusivity(unchecked) private var inOutput = false
     /// The current message is the last of its send (`parseOutput`'s `isComplete`).
-    private var outputComplete = false
+    @exclusivity(unchecked) private var outputComplete = false
     /// The promises of the messages in the gathered output (`FramerOutput.gathers`).
-    private var gatheredPromise = GatheredWritePromise()
+    @exclusivity(unchecked) private var gatheredPromise = GatheredWritePromise()
     private var wakeup: Scheduled<Void>?
     private var stalledSince: NIODeadline?
 
