@@ -11,8 +11,9 @@ import NetworkSystem
 /// segmenting a batch of full-size datagrams, with each batch's whole TOS byte), through NIO
 /// otherwise, and through NIO too while the socket's buffer is full (NIO then waits for it to
 /// drain; direct writes resume once NIO has written everything it took, so datagrams keep their
-/// order). Through NIO a datagram carries its ECN codepoint but the socket's DSCP. Runs on the
-/// channel's loop.
+/// order). NIO marks a datagram with its ECN codepoint alone, so one whose TOS byte needs a DSCP
+/// other than the socket's waits here instead, with everything after it, and the socket is tried
+/// again every millisecond until it takes them. Runs on the channel's loop.
 ///
 /// A refused segmentation turns segmentation off for the socket and sends that batch's
 /// datagrams one by one: `EMSGSIZE` when the segments are larger than the path's packets (the
@@ -30,6 +31,29 @@ final class DatagramWriter: @unchecked Sendable {
     private var addressed = false
     /// The TOS bytes the socket gives its IPv4 and IPv6 datagrams itself (its service class).
     private var socketTOS: (v4: UInt8, v6: UInt8) = (0, 0)
+    /// Batches NIO could not mark (and those after them), waiting for room in the socket's
+    /// buffer; bounded as NIO's own queue is, by the senders' wait for their completions.
+    private var held: [HeldBatch] = []
+    /// A retry of `held` is scheduled.
+    private var retryScheduled = false
+    /// How long held batches wait before the socket is tried again: a UDP socket's buffer
+    /// drains at the link's pace, and NIO itself would only learn of room at the next turn.
+    private static let heldRetryDelay = TimeAmount.milliseconds(1)
+
+    /// Held batches to one destination (a refused segmentation leaves singles), with the
+    /// promise they settle and the first loss among them.
+    private struct HeldBatch {
+        var batches: ArraySlice<DatagramBatch>
+        let remote: SocketAddress
+        let promise: EventLoopPromise<Void>?
+        var lost: FlowError?
+
+        init(batches: [DatagramBatch], remote: SocketAddress, promise: EventLoopPromise<Void>?) {
+            self.batches = batches[...]
+            self.remote = remote
+            self.promise = promise
+        }
+    }
 
     /// Whether batches of several datagrams can be sent (straight to the socket only).
     private(set) var segments = false
@@ -71,6 +95,11 @@ final class DatagramWriter: @unchecked Sendable {
     func release() {
         direct = nil
         segments = false
+        failHeld(.posix(ECANCELED))
+    }
+
+    deinit {
+        for entry in held { entry.promise?.fail(FlowError.posix(ECANCELED)) }
     }
 
     /// Writes `batches` to `remote` in order and flushes. Returns the socket's error when it
@@ -82,56 +111,28 @@ final class DatagramWriter: @unchecked Sendable {
     ) -> FlowError? {
         var pending = batches[...]
         var lost: FlowError?
-        var retriedRefusal = false
         let overIPv4 = Self.isIPv4(remote)
-        if let direct, queuedInNIO == 0 {
-            while let batch = pending.first {
-                let tos = tos(of: batch, overIPv4: overIPv4)
-                let outcome = batch.bytes.withUnsafeReadableBytes { bytes in
-                    guard addressed else {
-                        return direct.sendDatagram(bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4)
-                    }
-                    return remote.withSockAddr { address, length in
-                        direct.sendDatagram(
-                            bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4,
-                            to: UnsafeRawBufferPointer(start: address, count: length))
-                    }
-                }
-                switch outcome {
-                case .wrote:
-                    pending.removeFirst()
-                    retriedRefusal = false
-                    continue
-                case .wouldBlock:
-                    break
-                case .failed(let code) where batch.segmentSize != nil && Self.refusesSegments(code):
-                    NetworkLog.quic.debug("the path refused segmented datagrams (errno \(code)): sending them one by one")
-                    segments = false
-                    pending.removeFirst()
-                    pending = ArraySlice(batch.singles + pending)
-                    continue
-                case .failed(ECONNREFUSED) where toleratesRefusals:
-                    // The refusal is the kernel's report of an earlier datagram's ICMP port
-                    // unreachable, handed back on this call, which sent nothing: once more, then
-                    // this one counts as lost (not reported: it is not this datagram's error).
-                    if retriedRefusal { pending.removeFirst() }
-                    retriedRefusal.toggle()
-                    continue
-                case .failed(let code) where Self.losesDatagram(code):
-                    // As NIO does: a datagram too large for the path (a path MTU probe), or an
-                    // unreachable host for now.
-                    if reportsLostDatagrams, lost == nil { lost = .posix(code) }
-                    pending.removeFirst()
-                    continue
-                case .failed(let code):
-                    written?.fail(FlowError.posix(code))
-                    return .posix(code)
-                }
-                break
+        if let direct, queuedInNIO == 0, held.isEmpty {
+            switch sendDirectly(&pending, through: direct, to: remote, overIPv4: overIPv4, lost: &lost) {
+            case .drained, .blocked: break
+            case .failed(let code):
+                written?.fail(FlowError.posix(code))
+                return .posix(code)
             }
         }
         var writes: [EventLoopFuture<Void>] = []
+        var handedToNIO = false
         for batch in pending {
+            let metadata = nioMetadata(of: batch, overIPv4: overIPv4)
+            if direct != nil, !held.isEmpty || metadata == nil {
+                // NIO cannot give it its TOS byte (it writes the ECN codepoint alone): it waits for
+                // the socket here, and whatever follows it waits behind it.
+                let promise = written.map { $0.futureResult.eventLoop.makePromise(of: Void.self) }
+                if let promise { writes.append(promise.futureResult) }
+                held.append(HeldBatch(batches: [batch], remote: remote, promise: promise))
+                continue
+            }
+            handedToNIO = true
             batch.forEachPacket { packet in
                 let promise = direct == nil && written == nil ? nil : outbound.eventLoop.makePromise(of: Void.self)
                 if let promise {
@@ -141,11 +142,14 @@ final class DatagramWriter: @unchecked Sendable {
                         promise.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.queuedInNIO -= 1 }
                     }
                 }
-                let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(batch.ecn))
-                outbound.write(datagram: AddressedEnvelope(remoteAddress: remote, data: packet, metadata: metadata), promise: promise)
+                // (Without a descriptor to hold it for, a datagram NIO cannot mark fully keeps its
+                // ECN codepoint and loses its DSCP.)
+                let carried = metadata ?? AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(batch.ecn))
+                outbound.write(datagram: AddressedEnvelope(remoteAddress: remote, data: packet, metadata: carried), promise: promise)
             }
         }
-        if !pending.isEmpty { outbound.flushDatagrams() }
+        if handedToNIO { outbound.flushDatagrams() }
+        if !held.isEmpty { retryHeld(on: outbound.eventLoop, after: Self.heldRetryDelay) }
         if let written {
             if writes.isEmpty {
                 if let lost { written.fail(lost) } else { written.succeed() }
@@ -161,6 +165,111 @@ final class DatagramWriter: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// How a run of direct sends ended.
+    private enum DirectRun {
+        /// Every batch went (or was lost as NIO would lose it).
+        case drained
+        /// The socket's buffer is full; the rest is still pending.
+        case blocked
+        /// The socket failed with this errno.
+        case failed(Int32)
+    }
+
+    /// Sends the batches of `pending` straight to the socket, in order, removing each one that
+    /// went; `lost` takes the first error of a datagram lost on the way (`reportsLostDatagrams`).
+    private func sendDirectly(
+        _ pending: inout ArraySlice<DatagramBatch>, through direct: DirectSocket, to remote: SocketAddress, overIPv4: Bool,
+        lost: inout FlowError?
+    ) -> DirectRun {
+        var retriedRefusal = false
+        while let batch = pending.first {
+            let tos = tos(of: batch, overIPv4: overIPv4)
+            let outcome = batch.bytes.withUnsafeReadableBytes { bytes in
+                guard addressed else {
+                    return direct.sendDatagram(bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4)
+                }
+                return remote.withSockAddr { address, length in
+                    direct.sendDatagram(
+                        bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4,
+                        to: UnsafeRawBufferPointer(start: address, count: length))
+                }
+            }
+            switch outcome {
+            case .wrote:
+                pending.removeFirst()
+                retriedRefusal = false
+            case .wouldBlock:
+                return .blocked
+            case .failed(let code) where batch.segmentSize != nil && Self.refusesSegments(code):
+                NetworkLog.quic.debug("the path refused segmented datagrams (errno \(code)): sending them one by one")
+                segments = false
+                pending.removeFirst()
+                pending = ArraySlice(batch.singles + pending)
+            case .failed(ECONNREFUSED) where toleratesRefusals:
+                // The refusal is the kernel's report of an earlier datagram's ICMP port
+                // unreachable, handed back on this call, which sent nothing: once more, then
+                // this one counts as lost (not reported: it is not this datagram's error).
+                if retriedRefusal { pending.removeFirst() }
+                retriedRefusal.toggle()
+            case .failed(let code) where Self.losesDatagram(code):
+                // As NIO does: a datagram too large for the path (a path MTU probe), or an
+                // unreachable host for now.
+                if reportsLostDatagrams, lost == nil { lost = .posix(code) }
+                pending.removeFirst()
+            case .failed(let code):
+                return .failed(code)
+            }
+        }
+        return .drained
+    }
+
+    /// The metadata NIO writes `batch` with when that gives it its TOS byte: none for the
+    /// socket's own byte, the ECN codepoint for a byte without DSCP (NIO's control message
+    /// carries the codepoint alone). Nil when NIO cannot (a DSCP other than the socket's).
+    private func nioMetadata(of batch: DatagramBatch, overIPv4: Bool) -> AddressedEnvelope<ByteBuffer>.Metadata?? {
+        guard let tos = tos(of: batch, overIPv4: overIPv4) else { return .some(nil) }
+        guard tos >> 2 == 0 else { return nil }
+        return .some(AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(tos & 3)))
+    }
+
+    /// Tries the held batches again after `delay`, once NIO has written what it took (they
+    /// must not overtake it), until the socket takes them all; later ones wait behind.
+    private func retryHeld(on eventLoop: EventLoop, after delay: TimeAmount) {
+        guard !retryScheduled else { return }
+        retryScheduled = true
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self else { return }
+            self.retryScheduled = false
+            guard let direct = self.direct else { return self.failHeld(.posix(ECANCELED)) }
+            guard self.queuedInNIO == 0 else { return self.retryHeld(on: eventLoop, after: Self.heldRetryDelay) }
+            while var entry = self.held.first {
+                var lost = entry.lost
+                let run = self.sendDirectly(
+                    &entry.batches, through: direct, to: entry.remote, overIPv4: Self.isIPv4(entry.remote), lost: &lost)
+                entry.lost = lost
+                switch run {
+                case .drained:
+                    self.held.removeFirst()
+                    if let lost { entry.promise?.fail(lost) } else { entry.promise?.succeed() }
+                case .blocked:
+                    self.held[0] = entry
+                    return self.retryHeld(on: eventLoop, after: Self.heldRetryDelay)
+                case .failed(let code):
+                    // (The flow learns it from the sends' completions; the socket's own error
+                    // reaches it through NIO's next read or write.)
+                    return self.failHeld(.posix(code))
+                }
+            }
+        }
+    }
+
+    /// Settles every held batch's promise with `error`, sending nothing more.
+    private func failHeld(_ error: FlowError) {
+        let entries = held
+        held = []
+        for entry in entries { entry.promise?.fail(error) }
     }
 
     /// The TOS byte `batch` leaves with, nil when it is the socket's own (no control message).
