@@ -21,7 +21,9 @@ struct QUICConnectionGroupTests {
     static func start(_ group: NWConnectionGroup, states: Recorder<NWConnectionGroup.State>) async throws -> NWConnectionGroup.State? {
         group.stateUpdateHandler = { states.append($0) }
         group.start(queue: DispatchQueue(label: "quic-group"))
-        return try await states.wait("a state") { !$0.isEmpty }.first
+        // The group's first state comes after the whole handshake with aioquic, a python
+        // process that a parallel run can starve: 10 s once did not suffice (recorded nothing).
+        return try await states.wait("a state", timeout: 30) { !$0.isEmpty }.first
     }
 
     /// A new stream of `group`, started and ready, with the states it went through.
