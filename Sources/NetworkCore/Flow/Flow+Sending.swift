@@ -153,11 +153,17 @@ extension Flow {
             case .success:
                 self.finish(send, nil)
             case .failure(let error):
+                let failure = FlowError(error)
+                guard error is IOError else { return self.finish(send, failure) }
                 // A write the socket refused (EPIPE, ECONNRESET) makes NIO close the channel
                 // without an `errorCaught`: the flow must fail with that error before the channel
-                // going inactive reads like the peer's orderly end of stream.
-                if error is IOError { self.transportError(FlowError(error), channel: channel) }
-                self.finish(send, FlowError(error))
+                // going inactive reads like the peer's orderly end of stream. Closing the
+                // transport would fail the sends held behind this one at once, ahead of it: they
+                // are taken first and fail after it, in order.
+                let behind = self.takeUncopiedSends()
+                self.transportError(failure, channel: channel)
+                self.finish(send, failure)
+                for held in behind { self.finish(held, failure) }
             }
         }
         return promise

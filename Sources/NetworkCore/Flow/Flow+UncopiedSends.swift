@@ -129,9 +129,14 @@ extension Flow {
 
     /// The held sends fail with `error` (no socket is left for them).
     func failUncopiedSends(_ error: FlowError) {
+        for send in takeUncopiedSends() { finish(send, error) }
+    }
+
+    /// The held sends, no longer held.
+    func takeUncopiedSends() -> [FlowSend] {
         var sends: [FlowSend] = []
         swap(&sends, &uncopiedSends)
-        for send in sends { finish(send, error) }
+        return sends
     }
 
     /// Runs `body` with the bytes of every send in `sends` (each nests in the one before: a
