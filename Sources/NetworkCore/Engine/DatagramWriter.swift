@@ -127,7 +127,7 @@ final class DatagramWriter: @unchecked Sendable {
             if direct != nil, !held.isEmpty || metadata == nil {
                 // NIO cannot give it its TOS byte (it writes the ECN codepoint alone): it waits for
                 // the socket here, and whatever follows it waits behind it.
-                let promise = written.map { $0.futureResult.eventLoop.makePromise(of: Void.self) }
+                let promise = written.map { _ in outbound.eventLoop.makePromise(of: Void.self) }
                 if let promise { writes.append(promise.futureResult) }
                 held.append(HeldBatch(batches: [batch], remote: remote, promise: promise))
                 continue
@@ -149,7 +149,7 @@ final class DatagramWriter: @unchecked Sendable {
             }
         }
         if handedToNIO { outbound.flushDatagrams() }
-        if !held.isEmpty { retryHeld(on: outbound.eventLoop, after: Self.heldRetryDelay) }
+        if !held.isEmpty { retryHeld(on: outbound.eventLoop) }
         if let written {
             if writes.isEmpty {
                 if let lost { written.fail(lost) } else { written.succeed() }
@@ -234,16 +234,16 @@ final class DatagramWriter: @unchecked Sendable {
         return .some(AddressedEnvelope<ByteBuffer>.Metadata(ecnState: ECNCodepoint.state(tos & 3)))
     }
 
-    /// Tries the held batches again after `delay`, once NIO has written what it took (they
-    /// must not overtake it), until the socket takes them all; later ones wait behind.
-    private func retryHeld(on eventLoop: EventLoop, after delay: TimeAmount) {
+    /// Tries the held batches again after `heldRetryDelay`, once NIO has written what it took
+    /// (they must not overtake it), until the socket takes them all; later ones wait behind.
+    private func retryHeld(on eventLoop: EventLoop) {
         guard !retryScheduled else { return }
         retryScheduled = true
-        eventLoop.scheduleTask(in: delay) { [weak self] in
+        eventLoop.scheduleTask(in: Self.heldRetryDelay) { [weak self] in
             guard let self else { return }
             self.retryScheduled = false
             guard let direct = self.direct else { return self.failHeld(.posix(ECANCELED)) }
-            guard self.queuedInNIO == 0 else { return self.retryHeld(on: eventLoop, after: Self.heldRetryDelay) }
+            guard self.queuedInNIO == 0 else { return self.retryHeld(on: eventLoop) }
             while var entry = self.held.first {
                 var lost = entry.lost
                 let run = self.sendDirectly(
@@ -255,7 +255,7 @@ final class DatagramWriter: @unchecked Sendable {
                     if let lost { entry.promise?.fail(lost) } else { entry.promise?.succeed() }
                 case .blocked:
                     self.held[0] = entry
-                    return self.retryHeld(on: eventLoop, after: Self.heldRetryDelay)
+                    return self.retryHeld(on: eventLoop)
                 case .failed(let code):
                     // (The flow learns it from the sends' completions; the socket's own error
                     // reaches it through NIO's next read or write.)
