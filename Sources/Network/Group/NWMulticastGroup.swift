@@ -13,25 +13,26 @@ public final class NWMulticastGroup: NWGroupDescriptor, @unchecked Sendable {
     /// that only multicast arrives.
     public final let isUnicastDisabled: Bool
 
-    /// A group of `groupAddresses` (IPv4 or IPv6 multicast addresses of one family, each with
-    /// the same port), taking datagrams only from `sourceEndpoint` when given (its port is not
-    /// used). Throws `NWError.posix(.EINVAL)` for an empty list, an address that is not a
-    /// multicast one, mixed families or ports, or a source of another family.
+    /// A group of `groupAddresses` (IPv4 or IPv6 multicast addresses, of either family or both,
+    /// each with the same port), taking datagrams only from `sourceEndpoint` when given (its
+    /// port is not used). Throws `NWError.posix(.EINVAL)` for an empty list, an address that is
+    /// not a multicast one, mixed ports, or a source whose family is not every group's.
     public init(for groupAddresses: [NWEndpoint], from sourceEndpoint: NWEndpoint? = nil, disableUnicast: Bool = false) throws {
         guard let first = groupAddresses.first, case .hostPort(_, let port) = first else { throw NWError.posix(.EINVAL) }
-        var isIPv6: Bool?
+        var families: Set<Bool> = []  // (true: IPv6)
         for member in groupAddresses {
             guard case .hostPort(let host, let memberPort) = member, memberPort == port else { throw NWError.posix(.EINVAL) }
             switch host {
-            case .ipv4(let address) where address.isMulticast && isIPv6 != true: isIPv6 = false
-            case .ipv6(let address) where address.isMulticast && isIPv6 != false: isIPv6 = true
+            case .ipv4(let address) where address.isMulticast: families.insert(false)
+            case .ipv6(let address) where address.isMulticast: families.insert(true)
             default: throw NWError.posix(.EINVAL)
             }
         }
         if let sourceEndpoint {
+            // (Source-specific membership is per family: a source of one cannot filter the other's groups.)
             guard case .hostPort(let host, _) = sourceEndpoint else { throw NWError.posix(.EINVAL) }
             switch host {
-            case .ipv4 where isIPv6 == false, .ipv6 where isIPv6 == true: break
+            case .ipv4 where families == [false], .ipv6 where families == [true]: break
             default: throw NWError.posix(.EINVAL)
             }
         }

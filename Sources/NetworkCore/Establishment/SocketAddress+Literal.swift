@@ -33,3 +33,20 @@ extension SocketAddress {
         return nil
     }
 }
+
+extension SocketAddress {
+    /// This address as a dual-stack IPv6 socket writes to it: an IPv4 address as its IPv4-mapped
+    /// IPv6 form (`::ffff:a.b.c.d`), with the same port; any other address as it is.
+    package var ipv4Mapped: SocketAddress {
+        guard case .v4(let v4) = self else { return self }
+        var sin6 = sockaddr_in6()
+        sin6.sin6_family = sa_family_t(AF_INET6)
+        sin6.sin6_port = v4.address.sin_port
+        withUnsafeMutableBytes(of: &sin6.sin6_addr) { bytes in
+            bytes[10] = 0xff
+            bytes[11] = 0xff
+            withUnsafeBytes(of: v4.address.sin_addr) { UnsafeMutableRawBufferPointer(rebasing: bytes[12...]).copyMemory(from: $0) }
+        }
+        return SocketAddress(sin6, host: v4.host)
+    }
+}

@@ -14,7 +14,9 @@ extension FlowListener {
     /// target that is not an address.
     package func makeGroupPeer(to target: FlowTarget) -> Flow? {
         let (socket, writer) = shared.withLock { ($0.groupChannel, $0.groupWriter) }
-        guard let channel = socket, let remote = target.literalAddress else { return nil }
+        guard let channel = socket, let address = target.literalAddress else { return nil }
+        // (As the socket reports its IPv4 peers when it is a dual-stack one.)
+        let remote = Self.groupSocketForm(of: address, on: channel)
         var child = configuration.child
         child.target = .address(remote)
         child.transport = .udp

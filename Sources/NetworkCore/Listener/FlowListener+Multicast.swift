@@ -53,9 +53,9 @@ extension FlowListener {
                     completion(.posix(EINVAL))
                     return
                 }
-                destinations = [address]
+                destinations = [Self.groupSocketForm(of: address, on: channel)]
             } else {
-                destinations = self.multicastGroups
+                destinations = self.multicastGroups.map { Self.groupSocketForm(of: $0, on: channel) }
             }
             // (Without its own socket's descriptor, a writer sends through NIO.)
             let writer = self.datagramWriter ?? DatagramWriter()
@@ -77,8 +77,10 @@ extension FlowListener {
         }
     }
 
-    /// The wildcard address of the groups' family, on the configured port. Throws EINVAL unless
-    /// every group is a multicast address literal of one family (and the source, if any, too).
+    /// The wildcard address the groups' socket binds, on the configured port: IPv4's when every
+    /// group is IPv4, else IPv6's (dual-stack when IPv4 groups are among them). Throws EINVAL
+    /// unless every group is a multicast address literal, and a source, if any, is a literal of
+    /// every group's family.
     func multicastBindAddress(_ membership: MulticastMembership) throws -> SocketAddress {
         let groups = try membership.groups.map { literal -> SocketAddress in
             guard let address = SocketAddress(literal: literal, port: configuration.port), Self.isMulticast(address) else {
@@ -86,15 +88,29 @@ extension FlowListener {
             }
             return address
         }
-        guard let first = groups.first, groups.allSatisfy({ $0.protocol == first.protocol }) else { throw FlowError.posix(EINVAL) }
+        guard !groups.isEmpty else { throw FlowError.posix(EINVAL) }
         if let source = membership.source {
-            guard let address = SocketAddress(literal: source, port: 0), address.protocol == first.protocol else {
+            guard let address = SocketAddress(literal: source, port: 0), groups.allSatisfy({ $0.protocol == address.protocol }) else {
                 throw FlowError.posix(EINVAL)
             }
         }
         multicastGroups = groups
         multicastGroupBytes = groups.map { FlowAddress($0).unmappedBytes }
-        return try SocketAddress(ipAddress: first.protocol == .inet6 ? "::" : "0.0.0.0", port: configuration.port)
+        let allIPv4 = groups.allSatisfy { $0.protocol == .inet }
+        return try SocketAddress(ipAddress: allIPv4 ? "0.0.0.0" : "::", port: configuration.port)
+    }
+
+    /// Whether the groups' socket is a dual-stack one: IPv6, with IPv4 groups too (known once
+    /// `multicastBindAddress` ran).
+    var multicastIsDualStack: Bool {
+        multicastGroups.contains { $0.protocol == .inet } && multicastGroups.contains { $0.protocol == .inet6 }
+    }
+
+    /// `address` as the group's socket on `channel` sends to it: IPv4-mapped when the socket is
+    /// IPv6 (a group of both families), as it is otherwise. (Joins keep the IPv4 form: they go
+    /// to the IPv4 level of the socket.)
+    static func groupSocketForm(of address: SocketAddress, on channel: Channel) -> SocketAddress {
+        channel.localAddress?.protocol == .inet6 ? address.ipv4Mapped : address
     }
 
     /// Joins every group on the bound `channel`, then reports ready; a refused join (no route

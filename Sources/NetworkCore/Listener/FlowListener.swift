@@ -207,11 +207,18 @@ package final class FlowListener: @unchecked Sendable {
         if configuration.allowLocalEndpointReuse {
             options.append(.init(level: SOL_SOCKET, name: SO_REUSEPORT, value: 1))
         }
+        var ip = configuration.child.ip
         if configuration.multicast != nil && family == .inet6 {
-            // A group of IPv6 addresses takes IPv6 only: no IPv4 unicast through a dual-stack socket.
-            options.append(.init(level: Int32(IPPROTO_IPV6), name: Int32(IPV6_V6ONLY), value: 1))
+            if multicastIsDualStack {
+                // IPv4 groups too: a dual-stack socket, with the IPv4 counterparts of its options.
+                options.append(.init(level: Int32(IPPROTO_IPV6), name: Int32(IPV6_V6ONLY), value: 0))
+                ip.version = .any
+            } else {
+                // A group of IPv6 addresses takes IPv6 only: no IPv4 unicast through a dual-stack socket.
+                options.append(.init(level: Int32(IPPROTO_IPV6), name: Int32(IPV6_V6ONLY), value: 1))
+            }
         }
-        options += SocketOptionPlan.ip(configuration.child.ip, family: family, datagram: configuration.transport.usesDatagramSocket)
+        options += SocketOptionPlan.ip(ip, family: family, datagram: configuration.transport.usesDatagramSocket)
         switch configuration.transport {
         case .tcp:
             options += SocketOptionPlan.tcpListener(configuration.child.tcp)

@@ -143,11 +143,13 @@ extension MulticastGroupInsideTests {
 }
 
 extension MulticastGroupInsideTests {
-    @Test("a connection to one sender, taken from a received message: it gets that sender's datagrams and the group no longer does, it sends from the group's port, reinsert gives them back; extract(connectionTo:) makes another, which fails with ECONNABORTED when the group is cancelled")
-    func connectionToOneSender() async throws {
+    @Test(
+        "a connection to one sender, taken from a received message: it gets that sender's datagrams and the group no longer does, it sends from the group's port, reinsert gives them back; extract(connectionTo:) makes another, which fails with ECONNABORTED when the group is cancelled (IPv4 groups, and with an IPv6 group beside them: a dual-stack socket)",
+        arguments: [["239.81.0.1", "239.81.0.5"], ["239.81.0.1", "239.81.0.5", "ff15::81"]])
+    func connectionToOneSender(groups: [String]) async throws {
         let extracted = Recorder<NWConnection>()
         // The member (10.81.0.2) sends to 239.81.0.1 and to us; the reporter (10.81.0.6) to 239.81.0.5.
-        let (group, received, states) = try await Self.join(["239.81.0.1", "239.81.0.5"]) { message in
+        let (group, received, states) = try await Self.join(groups) { message in
             guard extracted.count == 0, Self.host(message.remoteEndpoint) == "10.81.0.2" else { return }
             // (On the group's queue, inside its receive handler, as an application would.)
             if let connection = NWConnection(message: message) { extracted.append(connection) }
@@ -203,6 +205,6 @@ extension MulticastGroupInsideTests {
         try await Self.cancel(group, states)
         try await otherStates.wait("failed with ECONNABORTED", until: { $0.contains(.failed(.posix(.ECONNABORTED))) })
         other.cancel()
-        print("multicast: a connection to the member took its datagrams (\(onConnection.count)), sent from the group's port, went back with reinsert")
+        print("multicast: a connection to the member took its datagrams (\(onConnection.count)), sent from the group's port, went back with reinsert (groups \(groups.joined(separator: ", ")))")
     }
 }

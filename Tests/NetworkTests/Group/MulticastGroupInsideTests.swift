@@ -179,6 +179,39 @@ struct MulticastGroupInsideTests {
         }
     }
 
+    @Test("both families on one socket: joined 239.81.0.1, ff15::81 and ff15::85, each family's datagrams arrive with their sender and group, a reply reaches a sender of each, a send without endpoint reaches a member of each (marked), cancel leaves")
+    func bothFamilies() async throws {
+        // (The handler runs on the group's serial queue: one reply per family.)
+        let repliedTo = Recorder<Bool>()
+        let (group, received, states) = try await Self.join(["239.81.0.1", "ff15::81", "ff15::85"]) { message in
+            let from = Self.host(message.remoteEndpoint)
+            guard from == "10.81.0.2" || from == "2001:db8:81::2" else { return }
+            let isIPv6 = from.contains(":")
+            guard !repliedTo.values.contains(isIPv6) else { return }
+            repliedTo.append(isIPv6)
+            message.reply(content: Data("reply to \(isIPv6 ? "IPv6" : "IPv4") on one socket".utf8))
+        }
+        #expect(Self.isMember("239.81.0.1"))
+        let seen = try await received.wait("datagrams to the IPv4 and the IPv6 group") { values in
+            values.contains { $0.to == "239.81.0.1" } && values.contains { $0.to == "ff15::81" }
+        }
+        for message in seen {
+            let fromMember = message.from == "10.81.0.2" && ["239.81.0.1", "10.81.0.1"].contains(message.to)
+            let fromMember6 = message.from == "2001:db8:81::2" && message.to == "ff15::81"
+            #expect(fromMember || fromMember6, "\(message)")
+        }
+        let port = Self.port.rawValue
+        try await Self.waitForLog("member", "our reply over IPv4") { $0.contains("10.81.0.1 \(port) reply to IPv4 on one socket") }
+        try await Self.waitForLog("member6", "our reply over IPv6") { $0.contains("2001:db8:81::1 \(port) reply to IPv6 on one socket") }
+        try await Self.send("to both families", on: group, as: Self.marked(.ce))
+        try await Self.waitForLog("member", "our send to the group") { $0.contains("10.81.0.1 \(port) to both families") }
+        let tos = try await Self.reportedTOS("reporter6", "to both families")
+        #expect(tos == 3, "TOS \(String(describing: tos)) at ff15::85, expected CE (3)")
+        try await Self.cancel(group, states)
+        #expect(!Self.isMember("239.81.0.1"), "the socket left the IPv4 group")
+        print("multicast: both families on one socket, \(seen.count) datagrams, replied to each, sent to both")
+    }
+
     @Test("IPv6: joined ff15::81, the datagrams of 2001:db8:81::2 arrive and a reply reaches it")
     func ipv6() async throws {
         let replied = Recorder<Bool>()

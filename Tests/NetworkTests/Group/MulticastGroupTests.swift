@@ -13,7 +13,7 @@ struct MulticastGroupTests {
     /// The port every group of the test uses (the namespaces are the test's own).
     static let port: UInt16 = 47_081
 
-    @Test("NWMulticastGroup takes multicast addresses of one family and one port, and a source of that family; anything else throws EINVAL")
+    @Test("NWMulticastGroup takes multicast addresses of one port (either family or both), and a source of every group's family; anything else throws EINVAL")
     func descriptorRules() throws {
         let port = NWEndpoint.Port(rawValue: Self.port)!
         let group = try NWMulticastGroup(
@@ -23,11 +23,14 @@ struct MulticastGroupTests {
         #expect(group.sourceFilter == .hostPort(host: "10.81.0.2", port: .any))
         #expect(group.isUnicastDisabled)
         #expect(try NWMulticastGroup(for: [.hostPort(host: "ff15::81", port: port)]).isUnicastDisabled == false)
+        #expect(try NWMulticastGroup(for: [.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "ff15::81", port: port)]).members.count == 2)
 
         let invalid: [([NWEndpoint], NWEndpoint?)] = [
             ([], nil),
             ([.hostPort(host: "10.81.0.1", port: port)], nil),
-            ([.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "ff15::81", port: port)], nil),
+            ([.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "ff15::81", port: port)], .hostPort(host: "10.81.0.2", port: .any)),
+            ([.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "ff15::81", port: port)], .hostPort(host: "2001:db8::1", port: .any)),
+            ([.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "ff15::81", port: 9)], nil),
             ([.hostPort(host: "239.81.0.1", port: port), .hostPort(host: "239.81.0.2", port: 9)], nil),
             ([.hostPort(host: "239.81.0.1", port: port)], .hostPort(host: "2001:db8::1", port: .any)),
             ([.hostPort(host: "example.com", port: port)], nil),
