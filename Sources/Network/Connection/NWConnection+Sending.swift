@@ -61,16 +61,9 @@ extension NWConnection {
             completion: flowCompletion(completion))
     }
 
-    /// The ECN codepoint a datagram's context asks for (its `NWProtocolIP.Metadata`), or 0, and
-    /// its own service class, nil for the parameters' (a metadata's best effort is its default,
-    /// so it leaves the parameters' class). Where they apply is the engine's to say:
-    /// docs/data-path.md.
-    private func datagramMarking(_ context: NWConnection.ContentContext) -> (ecn: UInt8, trafficClass: TrafficClass?) {
-        guard let ip = context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata else {
-            return (0, nil)
-        }
-        let serviceClass = ip.serviceClass
-        return (ip.ecn.codepoint, serviceClass == .bestEffort ? nil : serviceClass.trafficClass)
+    /// The marking a datagram's context asks for with its IP metadata.
+    private func datagramMarking(_ context: NWConnection.ContentContext) -> DatagramMarking {
+        DatagramMarking(ip: context.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata)
     }
 
     /// The engine's completion for a send's `completion`: it hands the handler to the queue.

@@ -79,12 +79,10 @@ extension NWConnectionGroup {
                 return
             }
         }
-        let ip = message.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata
-        let serviceClass = ip?.serviceClass ?? .bestEffort
-        engine.sendGroupDatagram(
-            content ?? Data(), to: target, ecn: ip?.ecn.codepoint ?? 0,
-            trafficClass: serviceClass == .bestEffort ? nil : serviceClass.trafficClass
-        ) { [self] error in complete(completion, with: error.map(NWError.init)) }
+        let marking = DatagramMarking(ip: message.protocolMetadata(definition: NWProtocolIP.definition) as? NWProtocolIP.Metadata)
+        engine.sendGroupDatagram(content ?? Data(), to: target, ecn: marking.ecn, trafficClass: marking.trafficClass) { [self] error in
+            complete(completion, with: error.map(NWError.init))
+        }
     }
 
     /// The engine flow of a connection to `endpoint` on the group's socket, nil when the group

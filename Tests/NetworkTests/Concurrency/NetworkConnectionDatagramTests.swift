@@ -66,6 +66,33 @@ struct NetworkConnectionDatagramTests {
         #expect(String(decoding: try await state.receive().content, as: UTF8.self) == "bat:87;")
     }
 
+    @Test("an NWProtocolIP.Metadata in a send's metadata builder marks that datagram alone on the wire: its ECN codepoint, and its service class's DSCP (python reads each TOS byte)", arguments: ["4", "6"])
+    func sendMetadataMarksTheWire(family: String) async throws {
+        // (name, ECN, service class, the TOS / traffic-class byte the peer must read: DSCP << 2 | ECN)
+        let sent: [(String, NWProtocolIP.ECN?, NWParameters.ServiceClass, Int)] = [
+            ("ce", .ce, .bestEffort, 3), ("plain", nil, .bestEffort, 0), ("voice-ect1", .ect1, .interactiveVoice, 46 << 2 | 1),
+            ("ect0", .ect0, .bestEffort, 2), ("voice", .nonECT, .interactiveVoice, 46 << 2),
+        ]
+        guard let (peer, port) = try await BehaviourTests.PacketMetadata.reportingPeer(family: family, count: sent.count) else { return }
+        defer { peer.stop() }
+        let connection = NetworkConnection(
+            to: .hostPort(host: family == "6" ? "::1" : "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!), using: { UDP() })
+        for (name, ecn, serviceClass, _) in sent {
+            guard let ecn else {
+                try await connection.send(Data(name.utf8))
+                continue
+            }
+            let ip = NWProtocolIP.Metadata()
+            ip.ecn = ecn
+            ip.serviceClass = serviceClass
+            try await connection.send(Data(name.utf8)) { ip }
+        }
+        let seen = try await BehaviourTests.PacketMetadata.reported(peer, count: sent.count)
+        for (name, _, _, tos) in sent {
+            #expect(seen[name] == tos, "\(name): the peer read TOS \(String(describing: seen[name]))")
+        }
+    }
+
     @Test("a datagram larger than UDP allows fails its send with EMSGSIZE; the connection keeps working")
     func oversized() async throws {
         let echo = try await RunningListener(try NetworkListener { UDP() }) { connection in

@@ -237,17 +237,20 @@ final class ChannelCore: Sendable {
         flow.send(bytes: content, isComplete: true, closesWrite: closesWrite, completion: nil)
     }
 
-    /// Sends one message (a datagram, or a message of the stack's framer or WebSocket, with its
-    /// metadata `layerMessage`); returns once the flow has taken it.
+    /// Sends one message (a datagram, marked as `marking` says, or a message of the stack's
+    /// framer or WebSocket, with its metadata `layerMessage`); returns once the flow has taken it.
     func sendMessage(
-        _ content: Data?, layerMessage: (any AnyObject & Sendable)?, isComplete: Bool = true, closesWrite: Bool = false
+        _ content: Data?, layerMessage: (any AnyObject & Sendable)?, isComplete: Bool = true, closesWrite: Bool = false,
+        marking: DatagramMarking = .unmarked
     ) async throws {
         if let refusal { throw refusal.error }
         startIfNeeded()
         let flow = self.flow
         try await cancellable { (continuation: CheckedContinuation<Void, any Error>) in
             let completion = ChannelSendCompletion(continuation: continuation, framerMessage: layerMessage)
-            flow.send(datagram: content, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+            flow.send(
+                datagram: content, isComplete: isComplete, closesWrite: closesWrite, completion: completion,
+                ecn: marking.ecn, trafficClass: marking.trafficClass)
         }
     }
 

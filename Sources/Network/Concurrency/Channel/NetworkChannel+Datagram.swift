@@ -8,11 +8,12 @@ extension NetworkChannel where ApplicationProtocol: DatagramProtocol {
     }
 
     /// Sends `content` as one datagram; returns once the stack has taken it (`EMSGSIZE` if it
-    /// is larger than a datagram can be).
+    /// is larger than a datagram can be). An ``NWProtocolIP/Metadata`` among `metadata` marks
+    /// this datagram alone: its ECN codepoint, and its service class when it names one.
     public func send<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        try await core.sendMessage(Data(content), layerMessage: nil)
+        try await core.sendMessage(Data(content), layerMessage: nil, marking: DatagramMarking(builder()))
     }
 }
 
