@@ -42,6 +42,7 @@ public func sec_protocol_options_are_equal(_ optionsA: sec_protocol_options_t, _
     return a.minimumVersion == b.minimumVersion && a.maximumVersion == b.maximumVersion
         && a.applicationProtocols == b.applicationProtocols && a.serverName == b.serverName
         && a.peerAuthenticationRequired == b.peerAuthenticationRequired && a.cipherSuites == b.cipherSuites
+        && a.peerAuthenticationOptional == b.peerAuthenticationOptional
         && a.preSharedKeys.map(\.key) == b.preSharedKeys.map(\.key)
         && a.preSharedKeys.map(\.identity) == b.preSharedKeys.map(\.identity)
         && (a.verifyBlock == nil) == (b.verifyBlock == nil) && (a.challengeBlock == nil) == (b.challengeBlock == nil)

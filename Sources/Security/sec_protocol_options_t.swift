@@ -22,6 +22,9 @@ public final class sec_protocol_options_t: Sendable {
         package var verifyQueue: DispatchQueue?
         package var localIdentity: sec_identity_t?
         package var peerAuthenticationRequired: Bool?
+        /// A server asks for a client certificate, checks one that comes and goes on without
+        /// (the 2025 API's `PeerAuthentication.optional`); `peerAuthenticationRequired` wins.
+        package var peerAuthenticationOptional = false
         package var preSharedKeys: [(key: [UInt8], identity: [UInt8])] = []
         package var cipherSuites: [UInt16] = []
         package var challengeBlock: sec_protocol_challenge_t?

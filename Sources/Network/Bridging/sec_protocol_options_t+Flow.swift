@@ -14,6 +14,7 @@ extension sec_protocol_options_t {
         tls.applicationProtocols = snapshot.applicationProtocols
         tls.serverName = snapshot.serverName
         tls.peerAuthenticationRequired = snapshot.peerAuthenticationRequired
+        tls.peerAuthenticationOptional = snapshot.peerAuthenticationOptional
         tls.preSharedKeys = snapshot.preSharedKeys.map { (key: $0.key, identity: String(decoding: $0.identity, as: UTF8.self)) }
         tls.cipherSuites = snapshot.cipherSuites
         tls.resumption = snapshot.toggles["resumption"] ?? true

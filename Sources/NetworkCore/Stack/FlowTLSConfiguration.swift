@@ -14,6 +14,9 @@ package struct FlowTLSConfiguration: Sendable {
     package var privateKey: [UInt8]?
     /// Client: false skips server verification. Server: true requires a client certificate.
     package var peerAuthenticationRequired: Bool?
+    /// Server, unless a certificate is required: asks for a client certificate, checks one that
+    /// is presented (trust store or verify block), and goes on without one.
+    package var peerAuthenticationOptional = false
     /// Supplies the client identity (certificates DER, key DER) just before the handshake.
     package var challenge: (@Sendable (_ complete: @escaping @Sendable ((certificates: [[UInt8]], key: [UInt8])?) -> Void) -> Void)?
     /// TLS 1.2 pre-shared keys with their identities (UTF-8).
@@ -28,6 +31,11 @@ package struct FlowTLSConfiguration: Sendable {
     package var tickets = true
 
     package init() {}
+
+    /// A server that asks for a client certificate without requiring one.
+    var asksOptionalClientCertificate: Bool {
+        peerAuthenticationOptional && peerAuthenticationRequired != true
+    }
 }
 
 /// What a completed handshake negotiated.

@@ -94,6 +94,7 @@ enum TLSStack {
         var certificateChain: [[UInt8]]
         var privateKey: [UInt8]?
         var peerAuthenticationRequired: Bool?
+        var peerAuthenticationOptional: Bool
         var preSharedKeys: [[UInt8]]
         var identities: [String]
         var cipherSuites: [UInt16]
@@ -107,6 +108,7 @@ enum TLSStack {
             certificateChain = settings.certificateChain
             privateKey = settings.privateKey
             peerAuthenticationRequired = settings.peerAuthenticationRequired
+            peerAuthenticationOptional = settings.peerAuthenticationOptional
             preSharedKeys = settings.preSharedKeys.map(\.key)
             identities = settings.preSharedKeys.map(\.identity)
             cipherSuites = settings.cipherSuites
@@ -166,6 +168,9 @@ enum TLSStack {
         try apply(settings, to: &configuration)
         if settings.peerAuthenticationRequired == true {
             configuration.certificateVerification = settings.verify == nil ? .fullVerification : .noHostnameVerification
+        } else if settings.asksOptionalClientCertificate {
+            // Asked for; checked when presented (by the verify block, if any); none is fine.
+            configuration.certificateVerification = .optionalVerification
         } else {
             configuration.certificateVerification = .none
         }
@@ -230,7 +235,7 @@ enum TLSStack {
         to channel: Channel, context: NIOSSLContext, settings: FlowTLSConfiguration, before: (any ChannelHandler)? = nil
     ) throws -> NIOSSLServerHandler {
         let handler: NIOSSLServerHandler
-        if let verify = settings.verify, settings.peerAuthenticationRequired == true {
+        if let verify = settings.verify, settings.peerAuthenticationRequired == true || settings.asksOptionalClientCertificate {
             handler = NIOSSLServerHandler(context: context) { certificates, promise in
                 let chain = certificates.compactMap { try? $0.toDERBytes() }
                 verify(chain) { trusted in

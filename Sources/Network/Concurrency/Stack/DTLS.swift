@@ -17,7 +17,8 @@ public struct DTLS: NetworkProtocolOptions, OneToOneProtocol, MessageProtocol, D
     public enum PeerAuthentication: Equatable, Hashable, Sendable {
         /// No client certificate is asked for.
         case none
-        /// A certificate is asked for, and the handshake goes on without one.
+        /// A certificate is asked for and checked when one is presented; the handshake goes on
+        /// without one.
         case optional
         /// A certificate is required and verified.
         case required

@@ -19,7 +19,8 @@ public struct TLS: NetworkProtocolOptions, OneToOneProtocol, StreamProtocol, Sen
         /// No client certificate is asked for (the default for clients; a client always
         /// verifies the server).
         case none
-        /// A certificate is asked for, and the handshake goes on without one.
+        /// A certificate is asked for and checked when one is presented; the handshake goes on
+        /// without one.
         case optional
         /// A certificate is required and verified.
         case required
@@ -91,12 +92,17 @@ public struct TLS: NetworkProtocolOptions, OneToOneProtocol, StreamProtocol, Sen
         with { sec_protocol_options_set_local_identity($0, identity) }
     }
 
-    /// Whether a listener asks for and requires client certificates.
+    /// Whether a listener asks for client certificates: not at all, asking and going on without
+    /// one (a certificate that comes is still checked), or requiring one.
     public func peerAuthentication(_ preference: TLS.PeerAuthentication) -> TLS {
         with { options in
             // (On a client "not required" would mean not verifying the server: only a
-            // requirement is passed on, which a client already has.)
-            if preference == .required { sec_protocol_options_set_peer_authentication_required(options, true) }
+            // requirement or a request is passed on, which a client ignores.)
+            switch preference {
+            case .none: break
+            case .optional: options.settings.withLock { $0.peerAuthenticationOptional = true }
+            case .required: sec_protocol_options_set_peer_authentication_required(options, true)
+            }
         }
     }
 

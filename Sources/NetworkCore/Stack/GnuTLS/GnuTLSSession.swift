@@ -125,6 +125,8 @@ final class GnuTLSSession: @unchecked Sendable {
         case .server:
             if settings.peerAuthenticationRequired == true {
                 gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE)
+            } else if settings.asksOptionalClientCertificate {
+                gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST)
             }
         }
     }

@@ -27,9 +27,10 @@ enum GnuTLSSessionQueries {
     static func checkPeer(
         _ session: gnutls_session_t?, chain: [[UInt8]], settings: FlowTLSConfiguration, isClient: Bool, serverName: String?
     ) -> PeerVerdict {
+        // (A server that asked for a certificate without requiring one checks it when it came.)
         let authenticatesPeer = isClient
             ? settings.peerAuthenticationRequired != false
-            : settings.peerAuthenticationRequired == true
+            : settings.peerAuthenticationRequired == true || (settings.asksOptionalClientCertificate && !chain.isEmpty)
         // A PSK session authenticates both sides with the key; there is no certificate.
         let usedPSK = chain.isEmpty && !settings.preSharedKeys.isEmpty
         if !authenticatesPeer || usedPSK { return .trusted }
