@@ -43,7 +43,12 @@ struct PeerAuthenticationTests {
         let started = ContinuousClock.now
         while ContinuousClock.now - started < .seconds(patience) {
             if String(decoding: client.standardOutput, as: UTF8.self).contains(line) { return true }
-            if !client.process.isRunning { break }
+            if !client.process.isRunning {
+                // (Until its output's end is read too: a pipe let go while libdispatch still
+                // watches it can crash libdispatch's event loop.)
+                _ = await client.waitForExit(timeout: 5)
+                break
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         return String(decoding: client.standardOutput, as: UTF8.self).contains(line)
