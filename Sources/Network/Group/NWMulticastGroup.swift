@@ -19,12 +19,12 @@ public final class NWMulticastGroup: NWGroupDescriptor, @unchecked Sendable {
     /// not a multicast one, mixed ports, or a source whose family is not every group's.
     public init(for groupAddresses: [NWEndpoint], from sourceEndpoint: NWEndpoint? = nil, disableUnicast: Bool = false) throws {
         guard let first = groupAddresses.first, case .hostPort(_, let port) = first else { throw NWError.posix(.EINVAL) }
-        var families: Set<Bool> = []  // (true: IPv6)
+        var hasIPv4 = false, hasIPv6 = false
         for member in groupAddresses {
             guard case .hostPort(let host, let memberPort) = member, memberPort == port else { throw NWError.posix(.EINVAL) }
             switch host {
-            case .ipv4(let address) where address.isMulticast: families.insert(false)
-            case .ipv6(let address) where address.isMulticast: families.insert(true)
+            case .ipv4(let address) where address.isMulticast: hasIPv4 = true
+            case .ipv6(let address) where address.isMulticast: hasIPv6 = true
             default: throw NWError.posix(.EINVAL)
             }
         }
@@ -32,7 +32,7 @@ public final class NWMulticastGroup: NWGroupDescriptor, @unchecked Sendable {
             // (Source-specific membership is per family: a source of one cannot filter the other's groups.)
             guard case .hostPort(let host, _) = sourceEndpoint else { throw NWError.posix(.EINVAL) }
             switch host {
-            case .ipv4 where families == [false], .ipv6 where families == [true]: break
+            case .ipv4 where !hasIPv6, .ipv6 where !hasIPv4: break
             default: throw NWError.posix(.EINVAL)
             }
         }
