@@ -26,6 +26,8 @@ case "$scenario" in
     ws) args=(ws --size 64 --window 16 --duration 3 --warmup 0.3) ;;
     *) echo "unknown scenario $scenario" >&2; exit 1 ;;
 esac
+# API=async profiles the 2025 API's client (NetworkConnection; NIO: NIOAsyncChannel) where it has one.
+[ -n "${API:-}" ] && args+=(--api "$API")
 if [ "$impl" = c ]; then
     bin="$HERE/.build/c/tls_client"
     args[0]="${args[0]#tls-}"

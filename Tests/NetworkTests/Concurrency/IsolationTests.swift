@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import Network
 import PeerSupport
+import Synchronization
 import Testing
 
 /// Observers marked `@isolated(any)` run in the isolation of the code that wrote them: an
@@ -70,5 +72,54 @@ struct IsolationTests {
         try await waitUntil("the listener's cancelled seen") { await screen.listenerStates.last == .cancelled }
         let listenerSeen = await screen.listenerStates
         #expect(listenerSeen == [.ready, .cancelled], "\(listenerSeen)")
+    }
+
+    /// An actor's executor that counts the jobs it is given: each is the actor being entered
+    /// (or re-entered after an await that left it).
+    final class CountingExecutor: SerialExecutor {
+        let queue = DispatchQueue(label: "IsolationTests.CountingExecutor")
+        let jobs = Atomic(0)
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            jobs.add(1, ordering: .relaxed)
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+        }
+    }
+
+    actor Sender {
+        let executor = CountingExecutor()
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+        /// Sends `count` one-byte pieces and receives their echo; returns how many times the
+        /// actor was entered meanwhile.
+        func sendAndReceive(_ connection: NetworkConnection<TCP>, count: Int) async throws -> (entries: Int, echoed: Int) {
+            let before = executor.jobs.load(ordering: .relaxed)
+            for _ in 0..<count {
+                try await connection.send(Data("s".utf8))
+            }
+            let echoed = try await connection.receive(exactly: count).content.count
+            return (executor.jobs.load(ordering: .relaxed) - before, echoed)
+        }
+    }
+
+    @Test("sends and receives run on the caller's executor: a send the connection takes at once never leaves the calling actor")
+    func sendsStayOnTheCallersActor() async throws {
+        let count = 200
+        let listener = try NetworkListener { TCP() }
+        let server = try await RunningListener(listener) { connection in
+            try await connection.send(try await connection.receive(exactly: count).content)
+        }
+        let sender = Sender()
+        try await withNetworkConnection(to: server.endpoint, using: { TCP() }) { connection in
+            // (Up once, so that the sends below meet a ready connection.)
+            _ = try await connection.establishmentReport()
+            let (entries, echoed) = try await sender.sendAndReceive(connection, count: count)
+            #expect(echoed == count)
+            // A send that hopped off the actor would come back to it: one entry per send. Here:
+            // the call itself, the receive's resumption, and slack for a send that had to wait.
+            #expect(entries < 10, "\(entries) entries into the actor for \(count) sends and a receive")
+        }
+        _ = await server.stop()
     }
 }

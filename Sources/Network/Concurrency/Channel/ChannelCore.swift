@@ -18,22 +18,8 @@ final class ChannelCore: Sendable {
     private let refusal: UncheckedError?
     /// A listener accepted the connection (its endpoint is the peer's address).
     let accepted: Bool
-    private let shared = Lock(Shared())
-
-    private struct Shared {
-        var started = false
-        var state: NWConnection.State = .setup
-        /// Tasks waiting for `ready` (or a state after which it never comes).
-        var readyWaiters: [CheckedContinuation<Void, any Error>] = []
-        /// Tasks waiting for `cancelled` (`close()`).
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Tasks waiting for the connection's end, `failed` or `cancelled` (`waitUntilEnded()`).
-        var endWaiters: [CheckedContinuation<NWConnection.State, Never>] = []
-        /// Where state changes go besides `state` (the channel's `onStateUpdate`).
-        var stateObserver: (@Sendable (NWConnection.State) -> Void)?
-        /// The data-transfer measurement `dataTransferReport()` started.
-        var transferReport: NWConnection.PendingDataTransferReport?
-    }
+    /// The connection's life: started, state, and who waits for what.
+    private let lifecycle = ChannelLifecycle()
 
     /// Where the connections of all async channels deliver their state and path events.
     static let queue = DispatchQueue(label: "network.channel")
@@ -42,12 +28,7 @@ final class ChannelCore: Sendable {
 
     /// The measurement `dataTransferReport()` collects, started by its first call.
     func transferMeasurement() -> NWConnection.PendingDataTransferReport {
-        shared.withLock { shared in
-            if let report = shared.transferReport { return report }
-            let report = connection.startDataTransferReport()
-            shared.transferReport = report
-            return report
-        }
+        lifecycle.transferReport { connection.startDataTransferReport() }
     }
 
     init(connection: NWConnection, refusal: (any Error)? = nil, accepted: Bool = false) {
@@ -73,21 +54,14 @@ final class ChannelCore: Sendable {
 
     /// Sets (or clears) the observer of state changes.
     func observeStates(_ observer: (@Sendable (NWConnection.State) -> Void)?) {
-        shared.withLock { $0.stateObserver = observer }
+        lifecycle.observeStates(observer)
     }
 
     /// Starts the connection unless it was started already (or is refused).
     func startIfNeeded() {
         guard refusal == nil else { return }
-        let start = shared.withLock { shared -> Bool in
-            guard !shared.started else { return false }
-            shared.started = true
-            return true
-        }
-        guard start else { return }
-        // Weak: the connection keeps its handler until it is cancelled, which this core's
-        // deinit does.
-        connection.stateUpdateHandler = { [weak self] state in self?.stateChanged(state) }
+        guard lifecycle.markStarted() else { return }
+        connection.stateUpdateHandler = { [lifecycle] state in lifecycle.stateChanged(state) }
         connection.start(queue: Self.queue)
     }
 
@@ -100,52 +74,8 @@ final class ChannelCore: Sendable {
     /// Closes the connection and returns once it is closed (its socket too). Returns at once
     /// for a connection that never started.
     func close() async {
-        let started = shared.withLock { $0.started }
-        guard started else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let closed = shared.withLock { shared -> Bool in
-                if shared.state == .cancelled { return true }
-                shared.closeWaiters.append(continuation)
-                return false
-            }
-            if closed { continuation.resume() }
-        }
-    }
-
-    private func stateChanged(_ state: NWConnection.State) {
-        let (waiters, closeWaiters, endWaiters, observer) = shared.withLock { shared in
-            shared.state = state
-            var waiters: [CheckedContinuation<Void, any Error>] = []
-            var closeWaiters: [CheckedContinuation<Void, Never>] = []
-            var endWaiters: [CheckedContinuation<NWConnection.State, Never>] = []
-            switch state {
-            case .ready:
-                swap(&waiters, &shared.readyWaiters)
-            case .failed:
-                swap(&waiters, &shared.readyWaiters)
-                swap(&endWaiters, &shared.endWaiters)
-            case .cancelled:
-                swap(&waiters, &shared.readyWaiters)
-                swap(&closeWaiters, &shared.closeWaiters)
-                swap(&endWaiters, &shared.endWaiters)
-            case .setup, .waiting, .preparing:
-                break
-            }
-            return (waiters, closeWaiters, endWaiters, shared.stateObserver)
-        }
-        // The observer first: who waits for the close may then wait for its observers too.
-        observer?(state)
-        for waiter in waiters { Self.settle(waiter, with: state) }
-        for waiter in closeWaiters { waiter.resume() }
-        for waiter in endWaiters { waiter.resume(returning: state) }
-    }
-
-    private static func settle(_ continuation: CheckedContinuation<Void, any Error>, with state: NWConnection.State) {
-        switch state {
-        case .ready: continuation.resume()
-        case .failed(let error): continuation.resume(throwing: error)
-        default: continuation.resume(throwing: NWError.posix(.ECANCELED))
-        }
+        guard lifecycle.started else { return }
+        await withCheckedContinuation { lifecycle.waitForClose($0) }
     }
 
     /// Starts the connection if needed and waits until it is ready; throws its error if it
@@ -154,34 +84,13 @@ final class ChannelCore: Sendable {
     func waitUntilReady() async throws {
         if let refusal { throw refusal.error }
         startIfNeeded()
-        try await cancellable { (continuation: CheckedContinuation<Void, any Error>) in
-            let settled = shared.withLock { shared -> NWConnection.State? in
-                switch shared.state {
-                case .ready, .failed, .cancelled:
-                    return shared.state
-                case .setup, .waiting, .preparing:
-                    shared.readyWaiters.append(continuation)
-                    return nil
-                }
-            }
-            if let settled { Self.settle(continuation, with: settled) }
-        }
+        try await cancellable { lifecycle.waitForReady($0) }
     }
 
     /// Waits until the connection has ended (`failed` or `cancelled`) and returns that state;
     /// at once for one that already has. Does not start the connection.
     func waitUntilEnded() async -> NWConnection.State {
-        await withCheckedContinuation { (continuation: CheckedContinuation<NWConnection.State, Never>) in
-            let ended = shared.withLock { shared -> NWConnection.State? in
-                switch shared.state {
-                case .failed, .cancelled: return shared.state
-                case .setup, .waiting, .preparing, .ready:
-                    shared.endWaiters.append(continuation)
-                    return nil
-                }
-            }
-            if let ended { continuation.resume(returning: ended) }
-        }
+        await withCheckedContinuation { lifecycle.waitForEnd($0) }
     }
 
     // MARK: - Receiving
@@ -200,7 +109,7 @@ final class ChannelCore: Sendable {
 
     /// Receives between `minimum` and `maximum` bytes (streams) or one message; the connection
     /// starts if it has not. Throws the connection's error as an `NWError`.
-    func receive(minimum: Int, maximum: Int) async throws -> Received {
+    nonisolated(nonsending) func receive(minimum: Int, maximum: Int) async throws -> Received {
         if let refusal { throw refusal.error }
         startIfNeeded()
         let flow = self.flow
@@ -220,7 +129,7 @@ final class ChannelCore: Sendable {
     // MARK: - Sending
 
     /// Sends bytes on a stream; returns once the flow has taken them (as `.contentProcessed`).
-    func sendStream<Content: DataProtocol>(_ content: Content, closesWrite: Bool) async throws {
+    nonisolated(nonsending) func sendStream<Content: DataProtocol>(_ content: Content, closesWrite: Bool) async throws {
         if let refusal { throw refusal.error }
         startIfNeeded()
         // (Not through the ticket: a send the flow takes at once completes inside `send`, and
@@ -239,7 +148,7 @@ final class ChannelCore: Sendable {
 
     /// Sends one message (a datagram, marked as `marking` says, or a message of the stack's
     /// framer or WebSocket, with its metadata `layerMessage`); returns once the flow has taken it.
-    func sendMessage(
+    nonisolated(nonsending) func sendMessage(
         _ content: Data?, layerMessage: (any AnyObject & Sendable)?, isComplete: Bool = true, closesWrite: Bool = false,
         marking: DatagramMarking = .unmarked
     ) async throws {
@@ -257,7 +166,7 @@ final class ChannelCore: Sendable {
     /// Waits for what `start` sets off to resume the continuation. If the waiting task is
     /// cancelled the connection is cancelled, which ends the wait at once (the flow fails its
     /// pending operations), and `alsoOnCancel` runs; the task then sees `CancellationError`.
-    func cancellable<T>(
+    nonisolated(nonsending) func cancellable<T>(
         _ start: (CheckedContinuation<T, any Error>) -> Void, alsoOnCancel: @Sendable () -> Void = {}
     ) async throws -> T {
         do {

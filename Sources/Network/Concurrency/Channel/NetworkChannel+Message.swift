@@ -16,7 +16,7 @@ extension NetworkChannel where ApplicationProtocol: MessageProtocol {
     }
 
     /// Receives one message and decodes it with the stack's top protocol.
-    func receiveMessage() async throws -> ApplicationProtocol.Message<ApplicationProtocol.ContentType> {
+    nonisolated(nonsending) func receiveMessage() async throws -> ApplicationProtocol.Message<ApplicationProtocol.ContentType> {
         let received = try await core.receive(minimum: 1, maximum: Int.max)
         if received.isEndOfStream { throw NWError.posix(.ENODATA) }
         return try Self.decode(received, with: applicationProtocol as? any ChannelMessageDecoding)

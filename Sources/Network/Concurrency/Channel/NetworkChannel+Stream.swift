@@ -4,7 +4,7 @@ import Foundation
 extension NetworkChannel where ApplicationProtocol: StreamProtocol {
     /// Sends `content`; returns once the stack has taken it. `endOfStream` closes the sending
     /// side after it (the peer's receives then report the end of the stream).
-    public func send<Content: DataProtocol>(
+    public nonisolated(nonsending) func send<Content: DataProtocol>(
         _ content: Content, endOfStream: Bool = false,
         @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
@@ -12,7 +12,7 @@ extension NetworkChannel where ApplicationProtocol: StreamProtocol {
     }
 
     /// Sends `value` as its raw bytes in network byte order (big-endian).
-    public func send<Value: NetworkFixedWidthInteger>(
+    public nonisolated(nonsending) func send<Value: NetworkFixedWidthInteger>(
         _ value: Value, endOfStream: Bool = false,
         @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
@@ -38,20 +38,20 @@ extension NetworkChannel where ApplicationProtocol: StreamProtocol {
 
     /// Receives exactly `byteCount` bytes. If the peer ends the stream first, what came is
     /// returned with `endOfStream` set in the metadata (nothing is lost).
-    public func receive(exactly byteCount: Int) async throws -> ApplicationProtocol.Message<Data> {
+    public nonisolated(nonsending) func receive(exactly byteCount: Int) async throws -> ApplicationProtocol.Message<Data> {
         try await receive(atLeast: byteCount, atMost: byteCount)
     }
 
     /// Receives between `atLeast` and `atMost` bytes, whatever is there once there are at least
     /// `atLeast`; fewer only at the end of the stream (`endOfStream` in the metadata).
-    public func receive(atLeast: Int = 1, atMost: Int) async throws -> ApplicationProtocol.Message<Data> {
+    public nonisolated(nonsending) func receive(atLeast: Int = 1, atMost: Int) async throws -> ApplicationProtocol.Message<Data> {
         let received = try await core.receive(minimum: atLeast, maximum: atMost)
         return (received.data, try streamMetadata(received))
     }
 
     /// Receives an integer sent as its raw big-endian bytes; throws `ENODATA` if the stream
     /// ends before all of them came.
-    public func receive<Value: NetworkFixedWidthInteger>(as type: Value.Type) async throws -> ApplicationProtocol.Message<Value> {
+    public nonisolated(nonsending) func receive<Value: NetworkFixedWidthInteger>(as type: Value.Type) async throws -> ApplicationProtocol.Message<Value> {
         let size = MemoryLayout<Value>.size
         let received = try await core.receive(minimum: size, maximum: size)
         guard received.data.count == size else { throw NWError.posix(.ENODATA) }

@@ -6,7 +6,7 @@ extension NetworkChannel where ApplicationProtocol == TLV {
     /// Sends `content` as one message of `type`; returns once the stack has taken it.
     /// `lastMessage` closes the sending side after it. A type that does not fit the type field
     /// (or is negative) fails with `EINVAL`.
-    public func send<Content: DataProtocol>(
+    public nonisolated(nonsending) func send<Content: DataProtocol>(
         _ content: Content, type: Int, lastMessage: Bool = false,
         @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
@@ -25,7 +25,7 @@ extension NetworkChannel where ApplicationProtocol == TLV {
     }
 
     /// Receives the next message; its type is in the metadata.
-    public func receive() async throws -> ApplicationProtocol.Message<Data> {
+    public nonisolated(nonsending) func receive() async throws -> ApplicationProtocol.Message<Data> {
         try await receiveData()
     }
 

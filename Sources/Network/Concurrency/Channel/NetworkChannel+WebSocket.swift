@@ -4,14 +4,14 @@ import NetworkCore
 /// WebSocket: text and binary messages, pings, pongs and the close handshake.
 extension NetworkChannel where ApplicationProtocol == WebSocket {
     /// Sends `content` as one binary message.
-    public func send<Content: DataProtocol>(
+    public nonisolated(nonsending) func send<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
         try await core.sendMessage(Data(content), layerMessage: WebSocketMessageInfo(kind: .binary))
     }
 
     /// Sends `content` as one text message (UTF-8).
-    public func send(
+    public nonisolated(nonsending) func send(
         _ content: String, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
         try await core.sendMessage(Data(content.utf8), layerMessage: WebSocketMessageInfo(kind: .text))
@@ -33,12 +33,12 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
 
     /// Receives the next message (text, binary, or with `autoReplyPing(false)` pings and pongs;
     /// a close message ends the connection, its code in the metadata).
-    public func receive() async throws -> ApplicationProtocol.Message<Data> {
+    public nonisolated(nonsending) func receive() async throws -> ApplicationProtocol.Message<Data> {
         try await receiveData()
     }
 
     /// Sends a ping and returns when its pong arrives (throws if the connection ends first).
-    public func ping<Content: DataProtocol>(
+    public nonisolated(nonsending) func ping<Content: DataProtocol>(
         _ content: Content? = Data?.none, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
         let pong = OutcomeWaiter()
@@ -47,7 +47,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
     }
 
     /// Sends an unsolicited pong (a heartbeat the peer does not answer).
-    public func pong<Content: DataProtocol>(
+    public nonisolated(nonsending) func pong<Content: DataProtocol>(
         _ content: Content? = Data?.none, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
         try await core.sendMessage(content.map { Data($0) } ?? Data(), layerMessage: WebSocketMessageInfo(kind: .pong))
@@ -55,7 +55,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
 
     /// Starts the close handshake with `code` and `reason`; returns once the close message is
     /// sent. The connection ends when the peer answers.
-    public func close(
+    public nonisolated(nonsending) func close(
         code: NWProtocolWebSocket.CloseCode = .protocolCode(.normalClosure), reason: String? = nil,
         @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
@@ -67,7 +67,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
 
     /// Sends one binary message in pieces: `handler` gets a function to call with each piece,
     /// `true` with the last one.
-    public func startSend<Content: DataProtocol>(
+    public nonisolated(nonsending) func startSend<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] },
         handler: ((Content, Bool) async throws -> Void) async throws -> Void
     ) async throws {
@@ -79,7 +79,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
     }
 
     /// Sends one text message in pieces, as `startSend(_:metadata:handler:)` for bytes.
-    public func startSend(
+    public nonisolated(nonsending) func startSend(
         _ content: String, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] },
         handler: ((String, Bool) async throws -> Void) async throws -> Void
     ) async throws {
@@ -92,7 +92,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
 
     /// Receives one message in pieces: `handler` gets a function that receives between
     /// `atLeast` and `atMost` bytes of it (its metadata's `isComplete` marks the last piece).
-    public func startReceive(
+    public nonisolated(nonsending) func startReceive(
         _ handler: ((Int, Int) async throws -> ApplicationProtocol.Message<Data>) async throws -> Void
     ) async throws {
         let core = self.core

@@ -35,7 +35,7 @@ final class OutcomeWaiter: Sendable {
 
     /// Returns when the outcome came, or throws its error. A task cancelled while it waits cancels
     /// `core`'s connection, stops waiting at once, and sees `CancellationError`.
-    func wait(cancelling core: ChannelCore) async throws {
+    nonisolated(nonsending) func wait(cancelling core: ChannelCore) async throws {
         // (Suspending costs a continuation, a cancellation handler and a trip through the
         // executor's queue. A cancelled task still takes the long way: it cancels the connection.)
         if !Task.isCancelled, let done = outcome {
