@@ -40,10 +40,13 @@ extension Flow {
         setup?.framerFailure = nil
         if configuration.tcp.connectionTimeout > 0, let setup {
             setup.establishmentTimeout?.cancel()
+            // (Strong: the attempt holds the flow anyway, and the timer is cancelled when the
+            // attempt ends. A weak capture would give the flow a side table for good, which
+            // slows every retain and release of it.)
             setup.establishmentTimeout = eventLoop.scheduleTask(
                 in: .seconds(Int64(configuration.tcp.connectionTimeout))
-            ) { [weak self] in
-                self?.establishmentTimedOut(attempt)
+            ) { [self] in
+                establishmentTimedOut(attempt)
             }
         }
         report.attemptCount += 1

@@ -40,12 +40,15 @@ extension Flow {
     }
 
     /// Checks, now and then while the flow keeps send buffers for reuse, that its sends still
-    /// use them (`SendBufferPool`). Holds the flow only weakly: an abandoned flow's pool goes
-    /// with it.
+    /// use them (`SendBufferPool`). Holds the flow strongly, not weakly: a weak reference gives
+    /// the flow a side table, which sends every later retain and release of it down the
+    /// runtime's slow path (with the channel core's: 5 slow retains per 2025-API round trip,
+    /// counted). The checks end, and let the flow go, once a check finds the pool unused: at
+    /// most two intervals after the flow's last send.
     private func scheduleSpareBufferCheck() {
-        eventLoop.scheduleTask(in: .init(SendBufferPool.checkInterval)) { [weak self] in
-            guard let self, self.mailbox.checkSpareBuffers() else { return }
-            self.scheduleSpareBufferCheck()
+        eventLoop.scheduleTask(in: .init(SendBufferPool.checkInterval)) { [self] in
+            guard mailbox.checkSpareBuffers() else { return }
+            scheduleSpareBufferCheck()
         }
     }
 
@@ -111,7 +114,9 @@ extension Flow {
         case .stream(let data, let closesOutput):
             let promise = writePromise(for: send, on: channel)
             if let data {
-                NetworkLog.connection.trace("send \(data.readableBytes) bytes", metadata: logMetadata)
+                if NetworkLog.tracesConnections {
+                    NetworkLog.connection.trace("send \(data.readableBytes) bytes", metadata: logMetadata)
+                }
                 report.sentBytes += UInt64(data.readableBytes)
                 channel.write(data, promise: promise)
                 needsFlush = true
@@ -127,7 +132,9 @@ extension Flow {
                 channel.close(mode: .output, promise: shut)
             }
         case .datagram(let datagram):
-            NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
+            if NetworkLog.tracesConnections {
+                NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
+            }
             report.sentBytes += UInt64(datagram.readableBytes)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
             datagramOutbox.append(DatagramOutbox.Entry(

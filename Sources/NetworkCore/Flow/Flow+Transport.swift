@@ -13,7 +13,9 @@ extension Flow {
     func transportRead(_ buffer: ByteBuffer, channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
+        if NetworkLog.tracesConnections {
+            NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
+        }
         report.receivedBytes += UInt64(buffer.readableBytes)
         complete(receives.append(buffer))
     }
@@ -22,7 +24,9 @@ extension Flow {
     func transportReadMessage(_ message: FramedMessage, channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        if NetworkLog.tracesConnections {
+            NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        }
         report.receivedBytes += UInt64(message.bytes.readableBytes)
         complete(receives.append(message.bytes, metadata: message.metadata))
     }
@@ -66,7 +70,9 @@ extension Flow {
         takeLazyOperations()
         if receives.mode == .datagram, case .posix(ECONNREFUSED) = error {
             // ICMP port unreachable for an earlier datagram: not fatal for UDP, as on Apple.
-            NetworkLog.connection.trace("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
+            if NetworkLog.tracesConnections {
+                NetworkLog.connection.trace("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
+            }
             return
         }
         NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
@@ -123,7 +129,9 @@ extension Flow {
 
     /// One message from a listener peer: a datagram, or what its framers delivered.
     func receivedPeerMessage(_ message: FramedMessage) {
-        NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        if NetworkLog.tracesConnections {
+            NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
+        }
         report.receivedBytes += UInt64(message.bytes.readableBytes)
         complete(receives.append(message.bytes, metadata: message.metadata))
     }

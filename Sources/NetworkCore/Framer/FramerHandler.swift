@@ -35,7 +35,6 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
         self.startsAtOnce = startsAtOnce
         self.bytesAbove = framerAbove
         self.framerBelow = framerBelow
-        host.link = self
         if !framerBelow { host.gatherOutputForByteStream() }
     }
 
@@ -49,6 +48,9 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // (Linked from here to `handlerRemoved`, whose `finish` unlinks: a handler that never
+        // joins a pipeline leaves no cycle with its host.)
+        host.link = self
         host.remoteAddress = context.channel.remoteAddress.map(FlowAddress.init)
         host.localAddress = context.channel.localAddress.map(FlowAddress.init)
         if startsAtOnce && context.channel.isActive { host.startFramer() }

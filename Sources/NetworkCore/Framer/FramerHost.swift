@@ -23,8 +23,12 @@ package final class FramerHost: @unchecked Sendable {
     /// The longest message a framer may deliver (see `FramerInput`).
     package static let defaultMaximumMessageLength = 64 << 20
 
-    /// Where messages go up and bytes go down. Weak: the link owns the host.
-    package weak var link: (any FramerHostLink)?
+    /// Where messages go up and bytes go down. Strong, though the link owns the host: the link
+    /// sets itself when it takes the host (a handler once it is in a pipeline) and `finish`,
+    /// which every link calls when it lets the host go, clears it. (Held weakly, the link, a NIO
+    /// handler that the pipeline retains and releases for every message, carried a side table
+    /// that sent each of those down the runtime's slow path, and every use was a weak load.)
+    @exclusivity(unchecked) package var link: (any FramerHostLink)?
     package let eventLoop: EventLoop
     private let factory: any HostedFramerFactory
     // Loop-confined state on every message's path: `@exclusivity(unchecked)` for the reason
@@ -87,7 +91,9 @@ package final class FramerHost: @unchecked Sendable {
 
     /// Bytes from the layer below.
     package func received(_ bytes: ByteBuffer) {
-        NetworkLog.connection.trace("framer \(label) input of \(bytes.readableBytes) bytes")
+        if NetworkLog.tracesConnections {
+            NetworkLog.connection.trace("framer \(label) input of \(bytes.readableBytes) bytes")
+        }
         guard failure == nil else { return }
         if passingInputThrough {
             deliver(FramedMessage(bytes: bytes, metadata: nil))
@@ -192,6 +198,7 @@ package final class FramerHost: @unchecked Sendable {
         }
         input = FramerInput(maximumMessageLength: input.maximumMessageLength)
         ready.fail(FlowError.posix(ECANCELED))
+        link = nil
     }
 
     // MARK: - What the framer calls (on the loop)

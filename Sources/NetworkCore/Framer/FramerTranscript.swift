@@ -3,14 +3,17 @@ import NIOCore
 /// Runs a framer host with no connection around it: what the framer delivers and writes is
 /// recorded, and input is fed by hand. For checking framers (the built-in ones, and the host's
 /// contracts) as values: whole, byte by byte, in any cuts; the fuzz bodies use it too.
-package final class FramerTranscript: FramerHostLink, @unchecked Sendable {
+package final class FramerTranscript: @unchecked Sendable {
     package let host: FramerHost
+    /// The host's link. (Not the transcript itself: the host holds its link strongly, and the
+    /// transcript's `deinit` is what finishes the host.)
+    private let recorder = FramerRecorder()
     /// Messages delivered, with their framer metadata.
-    package private(set) var delivered: [FramedMessage] = []
+    package var delivered: [FramedMessage] { recorder.delivered }
     /// Bytes written for the layer below, in order, one buffer per write.
-    package private(set) var written: [ByteBuffer] = []
+    package var written: [ByteBuffer] { recorder.written }
     /// The failure the framer ended in, if any.
-    package private(set) var failure: FlowError?
+    package var failure: FlowError? { recorder.failure }
 
     /// A started host for `factory` on `eventLoop` (on which every call must come).
     package init(
@@ -19,7 +22,7 @@ package final class FramerTranscript: FramerHostLink, @unchecked Sendable {
     ) {
         host = FramerHost(
             factory: factory, eventLoop: eventLoop, writesDatagrams: writesDatagrams, maximumMessageLength: maximumMessageLength)
-        host.link = self
+        host.link = recorder
         _ = host.start()
     }
 
@@ -37,21 +40,5 @@ package final class FramerTranscript: FramerHostLink, @unchecked Sendable {
         let before = written.count
         host.send(FramedMessage(bytes: ByteBuffer(bytes: bytes), metadata: metadata), promise: nil)
         return Array(written[before...])
-    }
-
-    package func framerHost(_ host: FramerHost, deliver message: FramedMessage) {
-        delivered.append(message)
-    }
-
-    package func framerHost(_ host: FramerHost, write bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
-        written.append(bytes)
-        promise?.succeed()
-    }
-
-    package func framerHostFlush(_ host: FramerHost) {}
-    package func framerHostWantsRead(_ host: FramerHost) {}
-
-    package func framerHost(_ host: FramerHost, failed error: FlowError) {
-        failure = error
     }
 }

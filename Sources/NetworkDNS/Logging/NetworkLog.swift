@@ -32,6 +32,12 @@ package enum NetworkLog {
     /// QUIC: handshakes refused, connections ended and why (codes only, never payloads).
     package static let quic = make("network.quic")
 
+    /// Whether `connection` logs at `.trace`, decided when it is made. The data path asks this
+    /// before each per-operation trace: asking the logger itself copies its handler and checks
+    /// exclusivity on every send and receive (about 1 % of a round-trip client's profile), for
+    /// messages nobody reads unless tracing was asked for.
+    package static let tracesConnections = connection.logLevel <= .trace
+
     /// A logger for `label`: the environment's handler when `NETWORK_LOG` is set, else whatever
     /// the application bootstrapped.
     package static func make(_ label: String) -> Logger {
