@@ -114,9 +114,7 @@ extension Flow {
         case .stream(let data, let closesOutput):
             let promise = writePromise(for: send, on: channel)
             if let data {
-                if NetworkLog.tracesConnections {
-                    NetworkLog.connection.trace("send \(data.readableBytes) bytes", metadata: logMetadata)
-                }
+                NetworkLog.traceConnection("send \(data.readableBytes) bytes", metadata: logMetadata)
                 report.sentBytes += UInt64(data.readableBytes)
                 channel.write(data, promise: promise)
                 needsFlush = true
@@ -132,9 +130,7 @@ extension Flow {
                 channel.close(mode: .output, promise: shut)
             }
         case .datagram(let datagram):
-            if NetworkLog.tracesConnections {
-                NetworkLog.connection.trace("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
-            }
+            NetworkLog.traceConnection("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
             report.sentBytes += UInt64(datagram.readableBytes)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
             datagramOutbox.append(DatagramOutbox.Entry(

@@ -13,9 +13,7 @@ extension Flow {
     func transportRead(_ buffer: ByteBuffer, channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        if NetworkLog.tracesConnections {
-            NetworkLog.connection.trace("received \(buffer.readableBytes) bytes", metadata: logMetadata)
-        }
+        NetworkLog.traceConnection("received \(buffer.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(buffer.readableBytes)
         complete(receives.append(buffer))
     }
@@ -24,9 +22,7 @@ extension Flow {
     func transportReadMessage(_ message: FramedMessage, channel: Channel) {
         guard channel === transport.channel else { return }
         takeLazyOperations()
-        if NetworkLog.tracesConnections {
-            NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
-        }
+        NetworkLog.traceConnection("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(message.bytes.readableBytes)
         complete(receives.append(message.bytes, metadata: message.metadata))
     }
@@ -70,9 +66,7 @@ extension Flow {
         takeLazyOperations()
         if receives.mode == .datagram, case .posix(ECONNREFUSED) = error {
             // ICMP port unreachable for an earlier datagram: not fatal for UDP, as on Apple.
-            if NetworkLog.tracesConnections {
-                NetworkLog.connection.trace("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
-            }
+            NetworkLog.traceConnection("ICMP port unreachable (ignored on UDP)", metadata: logMetadata)
             return
         }
         NetworkLog.connection.debug("transport error: \(error.logDescription)", metadata: logMetadata)
@@ -129,9 +123,7 @@ extension Flow {
 
     /// One message from a listener peer: a datagram, or what its framers delivered.
     func receivedPeerMessage(_ message: FramedMessage) {
-        if NetworkLog.tracesConnections {
-            NetworkLog.connection.trace("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
-        }
+        NetworkLog.traceConnection("received a message of \(message.bytes.readableBytes) bytes", metadata: logMetadata)
         report.receivedBytes += UInt64(message.bytes.readableBytes)
         complete(receives.append(message.bytes, metadata: message.metadata))
     }

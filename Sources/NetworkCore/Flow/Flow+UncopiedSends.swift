@@ -85,9 +85,7 @@ extension Flow {
             // reports it as for any send.)
             if let socket, case .wrote(let count) = Self.withBytes(of: group, { socket.write($0) }) { written = count }
             if written > 0 {
-                if NetworkLog.tracesConnections {
-                    NetworkLog.connection.trace("send \(written) bytes (from the callers' buffers)", metadata: logMetadata)
-                }
+                NetworkLog.traceConnection("send \(written) bytes (from the callers' buffers)", metadata: logMetadata)
                 report.sentBytes += UInt64(written)
                 #if DEBUG
                 uncopiedBytesWritten += UInt64(written)

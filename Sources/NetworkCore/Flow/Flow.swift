@@ -346,8 +346,8 @@ package final class Flow: @unchecked Sendable {
         let (wake, written) = mailbox.submitStreamSend(send) {
             $0.completion?(nil, SendCompletionTicket(flow: self, early: true))
         }
-        if written > 0, NetworkLog.tracesConnections {
-            NetworkLog.connection.trace("send \(written) bytes (from the sender's thread)", metadata: logMetadata)
+        if written > 0 {
+            NetworkLog.traceConnection("send \(written) bytes (from the sender's thread)", metadata: logMetadata)
         }
         if wake { wakeLoop() }
     }

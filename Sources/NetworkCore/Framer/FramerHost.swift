@@ -91,9 +91,7 @@ package final class FramerHost: @unchecked Sendable {
 
     /// Bytes from the layer below.
     package func received(_ bytes: ByteBuffer) {
-        if NetworkLog.tracesConnections {
-            NetworkLog.connection.trace("framer \(label) input of \(bytes.readableBytes) bytes")
-        }
+        NetworkLog.traceConnection("framer \(label) input of \(bytes.readableBytes) bytes")
         guard failure == nil else { return }
         if passingInputThrough {
             deliver(FramedMessage(bytes: bytes, metadata: nil))

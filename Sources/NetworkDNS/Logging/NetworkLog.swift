@@ -32,11 +32,20 @@ package enum NetworkLog {
     /// QUIC: handshakes refused, connections ended and why (codes only, never payloads).
     package static let quic = make("network.quic")
 
-    /// Whether `connection` logs at `.trace`, decided when it is made. The data path asks this
-    /// before each per-operation trace: asking the logger itself copies its handler and checks
-    /// exclusivity on every send and receive (about 1 % of a round-trip client's profile), for
-    /// messages nobody reads unless tracing was asked for.
+    /// Whether `connection` logs at `.trace`, decided once, at first use. The data path asks this
+    /// (`traceConnection`) before each per-operation trace: asking the logger itself copies its
+    /// handler and checks exclusivity on every send and receive (about 1 % of a round-trip
+    /// client's profile), for messages nobody reads unless tracing was asked for.
     package static let tracesConnections = connection.logLevel <= .trace
+
+    /// Traces `message` on `connection` when it logs at `.trace` (`tracesConnections`); builds
+    /// neither the message nor its metadata otherwise. For the data path's per-operation traces.
+    @inlinable
+    package static func traceConnection(
+        _ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata? = nil
+    ) {
+        if tracesConnections { connection.trace(message(), metadata: metadata()) }
+    }
 
     /// A logger for `label`: the environment's handler when `NETWORK_LOG` is set, else whatever
     /// the application bootstrapped.
