@@ -10,9 +10,14 @@ import Testing
 @Suite("Core.DatagramOutbox")
 struct DatagramOutboxTests {
     /// Records what it was run with, under its index.
-    private struct Probe: FlowDatagramCompletion {
+    private final class Probe: FlowDatagramCompletion {
         let index: Int
         let log: Log
+
+        init(index: Int, log: Log) {
+            self.index = index
+            self.log = log
+        }
 
         func run(_ error: FlowError?) { log.record(index, error) }
         func deliver(_ batch: FlowDatagramCompletions) { batch.runAll() }

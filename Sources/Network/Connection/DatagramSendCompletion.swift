@@ -1,10 +1,9 @@
 import NetworkCore
 
-/// A UDP send's `.contentProcessed` handler as the engine carries it: three words (the handler
-/// and the connection, which delivers the callbacks), stored inline in the send, so a datagram's
-/// completion costs no allocation. The engine settles a flush's worth at once; they run on the
+/// A UDP send's `.contentProcessed` handler as the engine carries it, with the connection that
+/// delivers the callbacks. The engine settles a flush's worth at once; they run on the
 /// connection's queue in one block.
-struct DatagramSendCompletion: FlowDatagramCompletion {
+final class DatagramSendCompletion: FlowDatagramCompletion {
     let handler: @Sendable (NWError?) -> Void
     /// (A connection the application references weakly has a side table, which makes every
     /// retain of it a little slower, and a send is copied several times on its way; a delivery

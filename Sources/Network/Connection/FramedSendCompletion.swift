@@ -5,7 +5,7 @@ import NetworkCore
 /// what WebSocket needs of its metadata), which the engine hands to that layer with the
 /// message. Unlike `DatagramSendCompletion` it exists for every send, `.idempotent` ones too,
 /// since the metadata must reach the framer either way.
-struct FramedSendCompletion: FlowDatagramCompletion {
+final class FramedSendCompletion: FlowDatagramCompletion {
     let handler: (@Sendable (NWError?) -> Void)?
     let connection: NWConnection
     let framerMessage: (any AnyObject & Sendable)?

@@ -46,7 +46,7 @@ extension Flow {
         send.datagramCompletion = completion
         send.ecn = ecn
         send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }
-        submit(datagram: send)
+        submit(datagram: consume send)
     }
 
     /// Sends any contiguous or discontiguous bytes on a datagram flow, copied once; see
@@ -59,7 +59,7 @@ extension Flow {
         send.datagramCompletion = completion
         send.ecn = ecn
         send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }
-        submit(datagram: send)
+        submit(datagram: consume send)
     }
 
     private static func copy<Content: DataProtocol>(_ content: Content?) -> ByteBuffer? {

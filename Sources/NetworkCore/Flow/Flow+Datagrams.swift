@@ -10,12 +10,12 @@ extension Flow {
 
     /// Queues a datagram send for the loop; a completion closure becomes a datagram completion.
     /// True when the loop must be woken.
-    func submitDatagram(_ send: FlowSend) -> Bool {
-        guard let body = send.completion else { return mailbox.submit(.send(send)) }
-        var send = send
-        send.completion = nil
-        send.datagramCompletion = ClosureDatagramCompletion(body: body)
-        return mailbox.submit(.send(send))
+    func submitDatagram(_ send: consuming FlowSend) -> Bool {
+        if let body = send.completion {
+            send.completion = nil
+            send.datagramCompletion = ClosureDatagramCompletion(body: body)
+        }
+        return mailbox.submit(.send(consume send))
     }
 
     /// Copies the bytes of every datagram send of one hop that still sits in the caller's `Data`
@@ -42,9 +42,8 @@ extension Flow {
     }
 
     /// `send` with its bytes as its slice of the hop's buffer (`gatherDatagramBytes`).
-    func takeDatagramBytes(_ send: FlowSend, from buffer: inout ByteBuffer?) -> FlowSend {
-        guard let count = send.uncopied?.count, count == 0 || buffer != nil else { return send }
-        var send = send
+    func takeDatagramBytes(_ send: consuming FlowSend, from buffer: inout ByteBuffer?) -> FlowSend {
+        guard let count = send.uncopiedCount, count == 0 || buffer != nil else { return send }
         // Empty content is an empty datagram (or message); only nil content sends nothing.
         send.data = count == 0 ? ByteBuffer() : buffer?.readSlice(length: count)
         send.uncopied = nil

@@ -10,12 +10,12 @@ import NetworkDNS
 /// Sends on the loop: the state decides (`FlowStateMachine.sendDecision`), the send path shapes
 /// the bytes (`FlowSendPath`), and this writes them and completes the send.
 extension Flow {
-    func sendOnLoop(_ send: FlowSend) {
+    func sendOnLoop(_ send: consuming FlowSend) {
         switch machine.sendDecision {
         case .hold:
             sendPath.hold(send)
         case .write:
-            write(send)
+            write(consume send)
             flushIfNeeded()
         case .fail(let error):
             finish(send, error)
@@ -89,23 +89,22 @@ extension Flow {
     }
 
     /// Writes without flushing; the caller flushes (so batches leave together).
-    func write(_ send: FlowSend) {
+    func write(_ send: consuming FlowSend) {
         guard let channel = transport.channel else {
             finish(send, .posix(ENOTCONN))
             return
         }
-        var send = send
-        if send.uncopied != nil {
+        if send.uncopiedCount != nil {
             if holdUncopied(send, channel: channel) { return }
             send.copyUncopied()
         }
         // Held sends go first: the channel must not take bytes ahead of theirs.
         if !uncopiedSends.isEmpty { writeUncopiedSends(to: channel) }
-        writeToChannel(send, channel: channel)
+        writeToChannel(consume send, channel: channel)
     }
 
     /// `write`'s part once the bytes are in a buffer: through the channel, unflushed.
-    func writeToChannel(_ send: FlowSend, channel: Channel) {
+    func writeToChannel(_ send: consuming FlowSend, channel: Channel) {
         switch sendPath.step(send, datagrams: receives.mode == .datagram) {
         case .rejected(let error):
             settle(send, error)
@@ -134,7 +133,7 @@ extension Flow {
             report.sentBytes += UInt64(datagram.readableBytes)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
             datagramOutbox.append(DatagramOutbox.Entry(
-                datagram: datagram, completion: send.datagramCompletion, ecn: send.ecn, dscp: send.dscp))
+                datagram: datagram, completion: send.takeDatagramCompletion(), ecn: send.ecn, dscp: send.dscp))
             needsFlush = true
         }
     }

@@ -337,7 +337,7 @@ package final class Flow: @unchecked Sendable {
 
     /// Sends `send` (see `send(_:isComplete:closesWrite:completion:)`); a stream send's bytes may
     /// still be in the caller's `Data` (`FlowSend.uncopied`).
-    package func submit(send: FlowSend) {
+    package func submit(send: consuming FlowSend) {
         // Datagram sends keep no budget: they complete once handed to the socket.
         guard transportKind.isStream else {
             if submitDatagram(send) { wakeLoop() }
@@ -405,8 +405,8 @@ package final class Flow: @unchecked Sendable {
     }
 
     /// Queues a datagram send (`submitDatagram`) and wakes the loop if needed.
-    func submit(datagram send: FlowSend) {
-        if submitDatagram(send) { wakeLoop() }
+    func submit(datagram send: consuming FlowSend) {
+        if submitDatagram(consume send) { wakeLoop() }
     }
 
     func submit(_ body: @escaping @Sendable () -> Void) {
@@ -419,7 +419,7 @@ package final class Flow: @unchecked Sendable {
 
     private func drainMailbox() {
         // The array goes with the hop: an idle flow keeps no mailbox storage.
-        let (operations, reclaimed) = mailbox.take()
+        var (operations, reclaimed) = mailbox.take()
         // Receives among them came before the datagrams left for other threads were taken.
         if !reclaimed.isEmpty { complete(receives.prependDatagrams(reclaimed)) }
         // Datagram sends' bytes, copied into one buffer for the hop.
@@ -428,9 +428,14 @@ package final class Flow: @unchecked Sendable {
         var datagramBytes = receives.mode == .datagram || isFramed ? gatherDatagramBytes(operations) : nil
         // Hold the flush until every operation of this hop has run.
         batchDepth += 1
-        for operation in operations {
-            switch operation {
-            case .send(let send): sendOnLoop(takeDatagramBytes(send, from: &datagramBytes))
+        // Each operation is moved out of the array, not copied: a copy retains every reference
+        // a send holds (its bytes, its completion), and the array's end releases them again.
+        // (What stays behind is a stand-in holding nothing, dropped with the array, never run.)
+        for index in operations.indices {
+            var operation = FlowOperation.directWriteFailed(0)
+            swap(&operation, &operations[index])
+            switch consume operation {
+            case .send(let send): sendOnLoop(takeDatagramBytes(consume send, from: &datagramBytes))
             case .receive(let minimum, let maximum, let receiver):
                 receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
             case .other(let body): body()

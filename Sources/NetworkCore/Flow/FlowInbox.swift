@@ -99,7 +99,7 @@ package struct FlowInbox<Operation> {
     /// receive) does not wake the loop while it has a read armed (`readArmed`): the loop takes
     /// the mailbox before it handles whatever that read brings, which is the first moment the
     /// receive could matter.
-    package mutating func append(_ operation: Operation, lazy: Bool = false) -> Bool {
+    package mutating func append(_ operation: consuming Operation, lazy: Bool = false) -> Bool {
         operations.append(operation)
         if !lazy { eagerQueued += 1 }
         return claimWake()

@@ -18,8 +18,13 @@ struct FlowMailbox: ~Copyable {
     private let inbox = Lock(FlowInbox<FlowOperation>())
 
     /// Queues `operation`; true when the loop must be woken. See `FlowInbox.append` for `lazy`.
-    func submit(_ operation: FlowOperation, lazy: Bool = false) -> Bool {
-        inbox.withLock { $0.append(operation, lazy: lazy) }
+    func submit(_ operation: consuming FlowOperation, lazy: Bool = false) -> Bool {
+        // Moved into the inbox, not copied (a copy retains what the operation holds).
+        var pending: FlowOperation? = consume operation
+        return inbox.withLock { inbox in
+            guard let operation = pending.take() else { return false }
+            return inbox.append(consume operation, lazy: lazy)
+        }
     }
 
     /// See `FlowInbox.takeReady`.

@@ -18,7 +18,7 @@ extension FlowOperation {
     /// The size of a send whose bytes are still in the caller's `Data`; nil for anything else.
     var uncopiedByteCount: Int? {
         guard case .send(let send) = self else { return nil }
-        return send.uncopied?.count
+        return send.uncopiedCount
     }
 
     /// Calls `body` with those bytes, if there are any.

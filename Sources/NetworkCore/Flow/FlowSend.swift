@@ -4,9 +4,10 @@ import NIOCore
 /// One send as the flow carries it from the caller to the socket.
 ///
 /// Its bytes are in one of two places and its completion is of one of two kinds, so each pair is
-/// one enum (`Bytes`, `Completion`): 68 bytes instead of 98. An idle connection's pending
-/// receive waits in an array of operations as large as a send, and every send is copied a few
-/// times on its way to the loop, so the size counts.
+/// one enum (`Bytes`, `Completion`); a datagram completion is an object, not a value of any
+/// type: 47 bytes, a plain value (`FlowSendLayoutTests`). An idle connection's pending receive
+/// waits in an array of operations as large as a send, and every send is handed on a few times
+/// on its way to the loop (moved where it can be: `consuming`), so the size counts.
 package struct FlowSend: Sendable {
     private enum Bytes {
         case none
@@ -119,6 +120,21 @@ package struct FlowSend: Sendable {
                 completionKind = .none
             }
         }
+    }
+
+    /// The size of the bytes still in the caller's `Data`, nil when there are none there; reads
+    /// it without copying the `Data` out (`uncopied` would retain its storage).
+    package var uncopiedCount: Int? {
+        if case .data(let data) = bytes { return data.count }
+        return nil
+    }
+
+    /// Moves the datagram completion out (nil for none), leaving none: for where the send
+    /// ends and its completion goes on alone, without a retain and release of it.
+    package mutating func takeDatagramCompletion() -> (any FlowDatagramCompletion)? {
+        guard case .datagram(let completion) = completionKind else { return nil }
+        completionKind = .none
+        return completion
     }
 
     package var byteCount: Int {

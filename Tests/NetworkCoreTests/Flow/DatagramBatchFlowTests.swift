@@ -55,13 +55,19 @@ struct DatagramBatchFlowTests {
     /// A datagram completion that hands its batch to a queue, as the facade's does; each
     /// records its index (or, failed, `-2 - index`); the first of a batch also queues `-1`
     /// behind itself, which follows the whole batch only if the batch left in one block.
-    struct Completion: FlowDatagramCompletion {
+    final class Completion: FlowDatagramCompletion {
         let index: Int
         let events: Recorder<Int>
         let queue: DispatchQueue
 
+        init(index: Int, events: Recorder<Int>, queue: DispatchQueue) {
+            self.index = index
+            self.events = events
+            self.queue = queue
+        }
+
         func run(_ error: FlowError?) {
-            if index == 0 { queue.async { events.append(-1) } }
+            if index == 0 { queue.async { [events] in events.append(-1) } }
             events.append(error == nil ? index : -2 - index)
         }
 

@@ -16,8 +16,9 @@ import Testing
 @Suite("Core.BuiltInFramers", .serialized)
 struct BuiltInFramerEndToEndTests {
     /// A framed send's completion carrying its TLV type, as the facade's carries metadata.
-    struct Completion: FlowDatagramCompletion {
+    final class Completion: FlowDatagramCompletion {
         let framerMessage: (any AnyObject & Sendable)?
+        init(framerMessage: (any AnyObject & Sendable)?) { self.framerMessage = framerMessage }
         func run(_ error: FlowError?) {}
         func deliver(_ batch: FlowDatagramCompletions) { batch.runAll() }
     }

@@ -4,9 +4,14 @@ import NetworkCore
 /// sending task directly from the flow's event loop (a flush's completions run together,
 /// in send order), and carries the message's layer metadata (a TLV type, a framer message,
 /// a WebSocket kind) to the framer.
-struct ChannelSendCompletion: FlowDatagramCompletion {
+final class ChannelSendCompletion: FlowDatagramCompletion {
     let continuation: CheckedContinuation<Void, any Error>?
     let framerMessage: (any AnyObject & Sendable)?
+
+    init(continuation: CheckedContinuation<Void, any Error>?, framerMessage: (any AnyObject & Sendable)?) {
+        self.continuation = continuation
+        self.framerMessage = framerMessage
+    }
 
     func run(_ error: FlowError?) {
         guard let continuation else { return }
