@@ -112,21 +112,47 @@ public final class PeerProcess: @unchecked Sendable {
         }
     }
 
+    /// The lines the peer has printed so far that are whole, ended by a newline: `python3 -u`
+    /// writes a `print`'s arguments one by one, so the pipe can hold the start of a line whose
+    /// end has not come yet.
+    public var wholeLines: [String] {
+        // The piece after the last newline is not a whole line yet.
+        String(decoding: standardOutput, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+    }
+
     /// Waits until the peer has printed `count` whole lines starting with `prefix`, and returns
-    /// them. Only lines ended by a newline count: `python3 -u` writes a `print`'s arguments one
-    /// by one, so the pipe can hold the start of a line whose end has not come yet.
+    /// them (see `wholeLines`).
     @discardableResult
     public func waitForLines(startingWith prefix: String, count: Int, timeout: Double = 10) async throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let text = String(decoding: standardOutput, as: UTF8.self)
-            // The piece after the last newline is not a whole line yet.
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                .filter { $0.hasPrefix(prefix) }.map(String.init)
+            let lines = wholeLines.filter { $0.hasPrefix(prefix) }
             if lines.count >= count { return lines }
             guard Date() < deadline else {
                 throw BehaviourTimeout(
-                    what: "\(count) lines of peer output starting with \(prefix.debugDescription) (got \(text.debugDescription))",
+                    what: "\(count) lines of peer output starting with \(prefix.debugDescription) (got \(String(decoding: standardOutput, as: UTF8.self).debugDescription))",
+                    seconds: timeout)
+            }
+            await pause(milliseconds: 20)
+        }
+    }
+
+    /// Waits for the first whole line after the first `skipping` ones that contains `text`, and
+    /// returns its index and the line: for output whose earlier lines may hold the same text
+    /// (each state a monitor prints again in full, say).
+    public func waitForLine(
+        containing text: String, skipping: Int = 0, timeout: Double = 10
+    ) async throws -> (index: Int, line: String) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let lines = wholeLines
+            if let index = lines.indices.dropFirst(skipping).first(where: { lines[$0].contains(text) }) {
+                return (index, lines[index])
+            }
+            guard Date() < deadline else {
+                throw BehaviourTimeout(
+                    what: "a line of peer output after line \(skipping) containing \(text.debugDescription) (got \(lines))",
                     seconds: timeout)
             }
             await pause(milliseconds: 20)

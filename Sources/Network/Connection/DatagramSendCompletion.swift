@@ -5,9 +5,9 @@ import NetworkCore
 /// connection's queue in one block.
 final class DatagramSendCompletion: FlowDatagramCompletion {
     let handler: @Sendable (NWError?) -> Void
-    /// (A connection the application references weakly has a side table, which makes every
-    /// retain of it a little slower, and a send is copied several times on its way; a delivery
-    /// object of its own cost every connection a malloc chunk, which was worse.)
+    /// (Held strongly: a connection the application references weakly has a side table, which
+    /// makes every retain of it a little slower. A delivery object of its own, instead of the
+    /// connection, cost every connection a malloc chunk, which was worse.)
     let connection: NWConnection
 
     /// Nil for completions that call nothing (`.idempotent`).

@@ -88,28 +88,13 @@ struct PathMonitorTests {
 
         let monitor = try PeerProcess(ip, ["netns", "exec", namespace.name, nwcat, "monitor"])
         defer { monitor.stop() }
-        // Whole lines only: the piece after the last newline may be a line still being written.
-        func lines() -> [String] {
-            String(decoding: monitor.standardOutput, as: UTF8.self)
-                .split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-        }
         // Only lines printed after the previous wait count: the first line already names every
         // gateway, so a search of the whole output would find a later state's text in it.
         var seen = 0
         func waitForLine(containing text: String) async throws -> String {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while true {
-                let whole = lines()
-                if let index = whole.indices.dropFirst(seen).first(where: { whole[$0].contains(text) }) {
-                    seen = index + 1
-                    return whole[index]
-                }
-                guard ContinuousClock.now < deadline else {
-                    Issue.record("no line containing \(text.debugDescription) after line \(seen): \(whole)")
-                    return ""
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let (index, line) = try await monitor.waitForLine(containing: text, skipping: seen)
+            seen = index + 1
+            return line
         }
 
         let first = try await waitForLine(containing: "satisfied")
@@ -130,7 +115,7 @@ struct PathMonitorTests {
         let back = try await waitForLine(containing: "gateways=10.77.0.2")
         #expect(back.hasPrefix("satisfied interfaces=\(inside):wiredEthernet"), "\(back)")
         // One line per change, no repeats of an unchanged path.
-        let all = lines()
+        let all = monitor.wholeLines
         #expect(zip(all, all.dropFirst()).allSatisfy { $0 != $1 }, "\(all)")
     }
 
