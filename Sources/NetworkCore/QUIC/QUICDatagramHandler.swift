@@ -37,6 +37,8 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// Set while the binding is driven: operations called meanwhile (by the event handler) are
     /// written out by the running pass, not recursively.
     private var driving = false
+    /// `drive` was asked for during a pass.
+    private var driveAgain = false
     private var finished = false
     private let onEvent: ((QUICEvent) -> Void)?
     /// Bridging mode: the stream's state, and the handshake's promise until it completes.
@@ -244,7 +246,9 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         }
         guard bridge != nil else { return }
         bridge?.readRequestedByFlow()
-        deliverToFlow(context)
+        // Bytes the flow takes now widen the peer's window: the update must leave now, as a
+        // peer that used up its window sends nothing that would wake this side later.
+        if deliverToFlow(context) { drive() }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -424,17 +428,23 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
     /// Writes what ngtcp2 has to send, delivers the events, and arms the timer; again while
     /// handling the events made more to do.
     private func drive() {
-        guard !driving, let context, let binding else { return }
+        guard !driving else {
+            // Asked from inside a pass (a callback of the flow's): one more pass then.
+            driveAgain = true
+            return
+        }
+        guard let context, let binding else { return }
         driving = true
         var capped = false
         var rounds = 0
         while true {
+            driveAgain = false
             capped = binding.writePackets(now: Self.now())
             flushPackets(context)
             completeWrites()
             afterEachPass?()
             let events = binding.takeEvents()
-            if events.isEmpty { break }
+            if events.isEmpty && !driveAgain { break }
             for event in events { handle(event, context) }
             rounds += 1
             if rounds >= 16 { capped = true; break }
@@ -533,8 +543,11 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         }
     }
 
-    private func deliverToFlow(_ context: ChannelHandlerContext) {
-        guard let delivery = bridge?.deliver() else { return }
+    /// Hands the flow what it asked for; true when it took bytes (so ngtcp2 has a wider
+    /// window to announce).
+    @discardableResult
+    private func deliverToFlow(_ context: ChannelHandlerContext) -> Bool {
+        guard let delivery = bridge?.deliver() else { return false }
         if !delivery.reads.isEmpty {
             let stream = bridge?.stream ?? -1
             var count = 0
@@ -549,6 +562,7 @@ final class QUICDatagramHandler: ChannelDuplexHandler {
         if delivery.inputEnded {
             context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         }
+        return !delivery.reads.isEmpty
     }
 
     private func deliverDatagramsToFlow(_ context: ChannelHandlerContext) {
