@@ -11,9 +11,13 @@
 #   attacker answers how many datagrams reached that socket of its own
 #   pause    drops what the client sends until "resume" (so nothing of the client's can undo
 #            what a copy did)
+#   sizes    answers the largest datagram relayed so far, in bytes, as four numbers: client to
+#            server starting with a long-header packet (the handshake's), client to server with a
+#            short header, then the same two from the server
 import select
 import socket
 import sys
+import time
 
 server = (sys.argv[1], int(sys.argv[2]))
 
@@ -32,6 +36,21 @@ client = None
 kept = None
 reached_attacker = 0
 paused = False
+# Largest datagram per direction and header form (see "sizes").
+largest = {"client": [0, 0], "server": [0, 0]}
+
+
+counts = {"client": 0, "server": 0}
+last = {"client": 0.0, "server": 0.0}
+
+
+def measure(direction, data):
+    counts[direction] += 1
+    last[direction] = time.monotonic()
+    form = 0 if data and data[0] & 0x80 else 1
+    largest[direction][form] = max(largest[direction][form], len(data))
+
+
 print("relay", inside.getsockname()[1], control.getsockname()[1], flush=True)
 while True:
     readable, _, _ = select.select([inside, control, outside, attacker], [], [])
@@ -43,6 +62,7 @@ while True:
             client = source
             if paused:
                 continue
+            measure("client", data)
             if data and data[0] & 0x80 == 0:
                 kept = data
             outside.sendto(data, server)
@@ -56,6 +76,11 @@ while True:
                 paused = command == "pause"
             elif command == "attacker":
                 answer = str(reached_attacker).encode()
+            elif command == "stats":
+                now = time.monotonic()
+                answer = " ".join(f"{d}={counts[d]} idle={now - last[d]:.1f}s" for d in ("client", "server")).encode()
+            elif command == "sizes":
+                answer = " ".join(str(n) for n in largest["client"] + largest["server"]).encode()
             elif command in ("replay", "forge") and kept is not None:
                 packet = kept if command == "replay" else kept[:-1] + bytes([kept[-1] ^ 0xFF])
                 attacker.sendto(packet, server)
@@ -65,4 +90,5 @@ while True:
         elif s is attacker:
             reached_attacker += 1
         elif client is not None:
+            measure("server", data)
             inside.sendto(data, client)

@@ -17,7 +17,7 @@ extension QUICConnectionBinding {
         // payload; a packet adds a short header (1 byte, the peer's connection ID of up to 20,
         // a packet number of up to 4) and the AEAD tag (16).
         let frameLimit = Int(clamping: remote.max_datagram_frame_size) - 1 - 2
-        let packetLimit = ngtcp2_conn_get_path_max_tx_udp_payload_size(connection) - (1 + 20 + 4 + 16) - 1 - 2
+        let packetLimit = pathPacketSize - (1 + 20 + 4 + 16) - 1 - 2
         let limit = min(frameLimit, packetLimit)
         // (Above 16,383 bytes the length takes 4 bytes.)
         return max(0, limit > 16_383 ? limit - 2 : limit)

@@ -41,6 +41,9 @@ package final class QUICConnectionBinding {
     private var localLength: socklen_t
     private let remoteAddress: UnsafeMutablePointer<sockaddr_storage>
     private var remoteLength: socklen_t
+    /// Both ends are on this machine: packets grow to `loopbackPacketSize` once the handshake is
+    /// over (`QUICConnectionBinding+PacketSize`).
+    let onLoopback: Bool
     private var events: [QUICEvent] = []
     private var outboxes: [Int64: QUICStreamOutbox] = [:]
     /// Streams with something to hand to ngtcp2, oldest first.
@@ -99,6 +102,7 @@ package final class QUICConnectionBinding {
         self.settings = settings
         self.resumption = role.isClient ? resumption : nil
         self.tickets = role.isClient ? nil : tickets
+        onLoopback = FlowAddress(local).isLoopback && FlowAddress(remote).isLoopback
         credentials = try GnuTLSCredentials.shared(settings, server: !role.isClient, stream: true)
         reference = .allocate(capacity: 1)
         localAddress = .allocate(capacity: 1)
@@ -302,6 +306,7 @@ package final class QUICConnectionBinding {
         settings.initial_ts = now
         settings.handshake_timeout = UInt64(max(0, limits.handshakeTimeout.nanoseconds))
         if limits.maxUDPPayloadSize >= 1200 { settings.max_tx_udp_payload_size = limits.maxUDPPayloadSize }
+        if onLoopback { Self.sizeForLoopback(&settings, requested: limits.maxUDPPayloadSize) }
         var parameters = ngtcp2_transport_params()
         cngtcp2_transport_params_default(&parameters)
         parameters.initial_max_data = limits.maxData
@@ -688,7 +693,7 @@ package final class QUICConnectionBinding {
         // A server has nothing to say before the client's first Initial gave it its keys (and
         // with a Retry token ngtcp2 would try, and assert).
         guard role.isClient || hasReceived else { return false }
-        let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
+        let size = packetBufferSize
         var blocked: Set<Int64> = []
         var made = 0
         while made < Self.packetsPerWrite {
@@ -847,7 +852,7 @@ package final class QUICConnectionBinding {
     private func writeClose(_ error: ngtcp2_connection_close_error, now: UInt64) {
         guard let connection else { return }
         var error = error
-        let size = ngtcp2_conn_get_max_tx_udp_payload_size(connection)
+        let size = packetBufferSize
         _ = output.write(size: size) { base, ecn in
             max(0, cngtcp2_conn_write_connection_close(connection, &ecn, base, size, &error, now))
         }

@@ -32,6 +32,11 @@ struct QUICConnectionTests {
     static func echoWhole(size: Int, seed: UInt64, host: String, server: AioquicServer) async -> (NWConnection, Double) {
         let connection = NWConnection(
             host: NWEndpoint.Host(host), port: NWEndpoint.Port(rawValue: UInt16(server.port))!, using: pinned(server.certificate))
+        return (connection, await echoWhole(size: size, seed: seed, over: connection))
+    }
+
+    /// Starts `connection` (to any QUIC echo server), then as above; the seconds the echo took.
+    static func echoWhole(size: Int, seed: UInt64, over connection: NWConnection) async -> Double {
         #expect(await TLSInteropTests.settle(connection) == .ready)
         var generator = SeededGenerator(state: seed)
         var payload = Data(count: size)
@@ -52,7 +57,7 @@ struct QUICConnectionTests {
         let unchanged = echoed == payload
         #expect(unchanged, "the bytes came back in order, unchanged")
         #expect(ended)
-        return (connection, seconds)
+        return seconds
     }
 
     /// Receives until the stream's end; the bytes, and whether the end came.
