@@ -14,6 +14,8 @@
 #   sizes    answers the largest datagram relayed so far, in bytes, as four numbers: client to
 #            server starting with a long-header packet (the handshake's), client to server with a
 #            short header, then the same two from the server
+#   stats    answers how many datagrams each side sent through the relay, and how long ago its
+#            last one came (a side that stalled shows)
 import select
 import socket
 import sys
@@ -36,10 +38,9 @@ client = None
 kept = None
 reached_attacker = 0
 paused = False
-# Largest datagram per direction and header form (see "sizes").
+# Per direction ("client": what the client sent): the largest datagram by header form (see
+# "sizes"), how many, and when the last one came (see "stats").
 largest = {"client": [0, 0], "server": [0, 0]}
-
-
 counts = {"client": 0, "server": 0}
 last = {"client": 0.0, "server": 0.0}
 

@@ -35,14 +35,20 @@ struct QUICConnectionTests {
         return (connection, await echoWhole(size: size, seed: seed, over: connection))
     }
 
-    /// Starts `connection` (to any QUIC echo server), then as above; the seconds the echo took.
-    static func echoWhole(size: Int, seed: UInt64, over connection: NWConnection) async -> Double {
-        #expect(await TLSInteropTests.settle(connection) == .ready)
+    /// `size` (a multiple of 8) bytes from `seed`'s generator: the same bytes for the same seed.
+    static func seededPayload(size: Int, seed: UInt64) -> Data {
         var generator = SeededGenerator(state: seed)
         var payload = Data(count: size)
         payload.withUnsafeMutableBytes { bytes in
             for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self) }
         }
+        return payload
+    }
+
+    /// Starts `connection` (to any QUIC echo server), then as above; the seconds the echo took.
+    static func echoWhole(size: Int, seed: UInt64, over connection: NWConnection) async -> Double {
+        #expect(await TLSInteropTests.settle(connection) == .ready)
+        let payload = seededPayload(size: size, seed: seed)
         let started = Date()
         let chunk = 256 << 10
         for offset in stride(from: 0, to: payload.count, by: chunk) {

@@ -13,11 +13,7 @@ struct QUICFlowControlTests {
     func lateReaderOpensTheWindow() async throws {
         let identity = try TLSInteropTests.Identity.make()
         defer { try? FileManager.default.removeItem(at: identity.directory) }
-        var generator = SeededGenerator(state: 307)
-        var payload = Data(count: 6 << 20)
-        payload.withUnsafeMutableBytes { bytes in
-            for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self) }
-        }
+        let payload = QUICConnectionTests.seededPayload(size: 6 << 20, seed: 307)
         let queue = DispatchQueue(label: "quic-flow-control")
         let listener = try NWListener(using: try QUICListenerTests.parameters(identity), on: .any)
         let accepted = Recorder<NWConnection>()
