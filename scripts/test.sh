@@ -41,7 +41,9 @@ trap 'rm -f "$log"' EXIT
 # 9.55 s), so they run alone with the stress tests below, not in the parallel run. The resolver's
 # two-family lookup (a 2 s bound) and the PAC anchor test (a 5 s script limit) are the first to
 # start in a parallel run, in its start-up storm: on a fresh machine they failed 2 runs in 3.
-timing_tests="HappyEyeballsEndToEndTests|PACLoadingTests/silentServerTimesOut|ResolverOtherTests/cancelledLookupDeliversNothing|ResolverOtherTests/measuresLatency|QUICConnectionTests/keepAliveKeepsItOpen|ResolverTests/resolvesBothFamiliesAsTwoEvents|PACPactesterAnchorTests/pactesterAndThisEvaluatorAgree"
+# QUIC's late-reader test bounds a 6 MiB transfer at 4 s (0.3 s alone); in the parallel run it
+# measured 4.1 and 6.0 s in 2 runs of 4, every byte delivered.
+timing_tests="HappyEyeballsEndToEndTests|PACLoadingTests/silentServerTimesOut|ResolverOtherTests/cancelledLookupDeliversNothing|ResolverOtherTests/measuresLatency|QUICConnectionTests/keepAliveKeepsItOpen|ResolverTests/resolvesBothFamiliesAsTwoEvents|PACPactesterAnchorTests/pactesterAndThisEvaluatorAgree|QUICFlowControlTests"
 # The multicast groups' test loads both cores itself (seven python peers, a flood of 20,000
 # datagrams into a slow group, 256 TOS bytes at 200 a second): beside the parallel run it pushed
 # the resolver's and PAC's wall-clock tests past their bounds, so it runs alone too.
@@ -65,7 +67,7 @@ fi
 # parallel, a QUIC transfer once pushed a 100 ms cancellation bound of the timing tests to 450 ms).
 step "the tests that run alone"
 NW_TEST_STRESS=1 run_tests "$log" --no-parallel --filter "ConcurrencyStressTests|ConcurrencyTimingTests|QUICLossyLinkTests|QUICSegmentationTests|$timing_tests|$load_tests"
-grep -q "19 tests in 11 suites passed" "$log" || { echo "test.sh: the concurrency stress and timing tests, the QUIC lossy-link and segmentation tests, the wall-clock tests and the multicast groups' test did not run and pass" >&2; exit 1; }
+grep -q "20 tests in 12 suites passed" "$log" || { echo "test.sh: the concurrency stress and timing tests, the QUIC lossy-link and segmentation tests, the wall-clock tests and the multicast groups' test did not run and pass" >&2; exit 1; }
 
 # Checks beyond `swift test`: each prints `NAME: N passed, M failed` and exits non-zero on failure.
 step "checks beyond swift test"
