@@ -3,10 +3,12 @@
  *
  *   echo  TCP  ports BASE .. BASE+NPORTS-1  echoes every byte back (round trips, idle connections)
  *   sink  TCP  port  BASE+100               discards; on EOF writes the byte count (8 bytes, LE) and closes
- *   udp   UDP  port  BASE+200               counts datagrams (recvmmsg)
+ *   udp   UDP  port  BASE+200               counts datagrams (recvmmsg); with --udp-gro 1 the socket
+ *                                           has UDP_GRO on, so a sender's UDP_SEGMENT batch arrives as
+ *                                           one message (counted as its segments), as a QUIC server's would
  *   stats TCP  port  BASE+201               on accept writes "udp_datagrams N udp_bytes M\n" and closes
  *
- * usage: server [--port BASE] [--nports NPORTS]
+ * usage: server [--port BASE] [--nports NPORTS] [--udp-gro 0|1]
  */
 #include "common.h"
 #include <signal.h>
@@ -26,6 +28,7 @@ static struct conn *conns;
 static long maxfd;
 static int ep;
 static uint64_t udp_datagrams, udp_bytes;
+static int udp_gro;
 
 static void add_fd(int fd, enum kind k, uint32_t events) {
     if (fd >= maxfd) DIE("fd %d beyond table", fd);
@@ -93,21 +96,42 @@ static void on_sink(int fd) {
 }
 
 static void on_udp(int fd) {
-    enum { N = 64, SZ = 2048 };
+    /* With UDP_GRO, one message can carry up to 64 KiB of equal-sized datagrams. */
+    enum { N = 64, SZ = 2048, NG = 16, SZG = 65536 };
     static char bufs[N][SZ];
+    static char gro_bufs[NG][SZG];
+    static union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control[N];
     static struct iovec iov[N];
     static struct mmsghdr msgs[N];
-    for (int i = 0; i < N; i++) {
-        iov[i].iov_base = bufs[i]; iov[i].iov_len = SZ;
-        memset(&msgs[i].msg_hdr, 0, sizeof msgs[i].msg_hdr);
-        msgs[i].msg_hdr.msg_iov = &iov[i]; msgs[i].msg_hdr.msg_iovlen = 1;
-    }
+    int count = udp_gro ? NG : N;
     for (int round = 0; round < 16; round++) {
-        int n = recvmmsg(fd, msgs, N, MSG_DONTWAIT, NULL);
+        for (int i = 0; i < count; i++) {
+            iov[i].iov_base = udp_gro ? gro_bufs[i] : bufs[i];
+            iov[i].iov_len = udp_gro ? SZG : SZ;
+            memset(&msgs[i].msg_hdr, 0, sizeof msgs[i].msg_hdr);
+            msgs[i].msg_hdr.msg_iov = &iov[i]; msgs[i].msg_hdr.msg_iovlen = 1;
+            if (udp_gro) {
+                msgs[i].msg_hdr.msg_control = control[i].buf;
+                msgs[i].msg_hdr.msg_controllen = sizeof control[i].buf;
+            }
+        }
+        int n = recvmmsg(fd, msgs, (unsigned)count, MSG_DONTWAIT, NULL);
         if (n <= 0) return;
-        udp_datagrams += (uint64_t)n;
-        for (int i = 0; i < n; i++) udp_bytes += msgs[i].msg_len;
-        if (n < N) return;
+        for (int i = 0; i < n; i++) {
+            uint64_t len = msgs[i].msg_len, segments = 1;
+            if (udp_gro) {
+                for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
+                    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                        int segment = 0;
+                        memcpy(&segment, CMSG_DATA(c), sizeof segment);
+                        if (segment > 0) segments = (len + (uint64_t)segment - 1) / (uint64_t)segment;
+                    }
+                }
+            }
+            udp_datagrams += segments;
+            udp_bytes += len;
+        }
+        if (n < count) return;
     }
 }
 
@@ -135,6 +159,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--port")) base = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--nports")) nports = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--udp-gro")) udp_gro = atoi(argv[i + 1]);
     }
     signal(SIGPIPE, SIG_IGN);
     raise_nofile();
@@ -151,6 +176,10 @@ int main(int argc, char **argv) {
     int u = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
     int rcv = 4 << 20;
     setsockopt(u, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    if (udp_gro) {
+        int one = 1;
+        if (setsockopt(u, SOL_UDP, UDP_GRO, &one, sizeof one) < 0) DIE("UDP_GRO");
+    }
     struct sockaddr_in ua = make_addr("0.0.0.0", base + 200);
     if (bind(u, (struct sockaddr *)&ua, sizeof ua) < 0) DIE("bind udp");
     add_fd(u, K_UDP, EPOLLIN);

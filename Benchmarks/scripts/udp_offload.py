@@ -54,6 +54,17 @@ RECEIVERS = [
     ("network-connection", "Network, one `NWConnection` (local endpoint required) + `receiveMessage` loop",
      [NW, "udp-recv", "--mode", "connection"]),
 ]
+# (side, the sink's --udp-gro): the sink without and with UDP_GRO.
+SEND_SIDES = [("send", "0"), ("send-gro", "1")]
+SEND_KEYS = [side for side, _ in SEND_SIDES]
+SINK_TEXT = {
+    "send": "the UDP sink of `C/server.c` (PORT+200), which takes datagrams one by one (`recvmmsg` of 64): "
+            "for it the kernel cuts a `UDP_SEGMENT` send back into datagrams on the way, at the sender's cost",
+    "send-gro": "the same sink with `UDP_GRO` on (`server --udp-gro 1`), as a QUIC server's socket has it: a "
+                "`UDP_SEGMENT` send reaches it whole, one message of up to 64 KiB, which it counts as the datagrams "
+                "it carries",
+}
+SINK_SHORT = {"send": "", "send-gro": ", to a sink with UDP_GRO"}
 PIN = {"same": ["taskset", "-c", "0"], "none": []}
 PIN_SHORT = {"same": "pinned", "none": "unpinned"}
 PLACEMENT_TEXT = {"same": "**pinned**, every process of a measurement (server, client, flood, receiver) on CPU 0 "
@@ -160,24 +171,28 @@ def measure(a, pin, senders, receivers, started):
             r["placement"], r["side"], r["key"] = pin, side, key
             results.setdefault((side, key), []).append(r)
             extra = ""
-            if side == "send" and r.get("sink_received") is not None and r.get("sent_total"):
+            if side in SEND_KEYS and r.get("sink_received") is not None and r.get("sent_total"):
                 extra = f" ({r['sink_received'] / r['sent_total'] * 100:.0f} % delivered)"
             if side == "recv" and r["sender"].get("value"):
                 extra = f" (sender {r['sender']['value']:,.0f} dgrams/s)"
             print(tag + f"{r['value']:,.0f} {r['unit']}{extra}", flush=True)
 
-    server = subprocess.Popen(PIN[pin] + [f"{C}/server", "--port", str(a.port), "--nports", "1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if server.stdout.readline().strip() != "ready":
-        sys.exit("server did not start: " + server.stderr.read())
-    try:
-        for rep in range(a.reps):
-            for key, _, cmd in senders:  # interleaved, so drift hits all alike
-                record("send", key, rep, *run_sender(a, pin, key, cmd))
-                time.sleep(0.3)
-    finally:
-        server.terminate()
-        server.wait()
+    # The senders twice: to a sink that takes datagrams one by one (the kernel cuts a UDP_SEGMENT
+    # send back into datagrams on the way, at the sender's cost), and to one with UDP_GRO on, which
+    # takes a segmented send whole, as a QUIC server's socket does.
+    for side, gro in SEND_SIDES:
+        server = subprocess.Popen(PIN[pin] + [f"{C}/server", "--port", str(a.port), "--nports", "1", "--udp-gro", gro],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if server.stdout.readline().strip() != "ready":
+            sys.exit("server did not start: " + server.stderr.read())
+        try:
+            for rep in range(a.reps):
+                for key, _, cmd in senders:  # interleaved, so drift hits all alike
+                    record(side, key, rep, *run_sender(a, pin, key, cmd))
+                    time.sleep(0.3)
+        finally:
+            server.terminate()
+            server.wait()
     for rep in range(a.reps):
         for key, _, cmd in receivers:
             record("recv", key, rep, *run_receiver(a, pin, key, cmd))
@@ -218,27 +233,27 @@ def why_missing(a, side, key, errors):
     return "not measured"
 
 
-def send_table(a, pin, results, errors):
-    out = [f"### Send side, {PIN_SHORT[pin]}\n",
-           f"{SIZE}-byte datagrams in groups of {GROUP} to the UDP sink of `C/server.c` (PORT+200); the next group "
+def send_table(a, pin, results, errors, side):
+    out = [f"### Send side, {PIN_SHORT[pin]}{SINK_SHORT[side]}\n",
+           f"{SIZE}-byte datagrams in groups of {GROUP} to {SINK_TEXT[side]}; the next group "
            "starts when the previous one has been handed to the kernel. Client commands: `client_blocking udp "
            f"--size {SIZE} --batch {GROUP} --batched 0|1|2`, `nio-bench|nw-bench udp --size {SIZE} --batch {GROUP} "
            "--batched 1`.\n",
            "| implementation | median dgrams/s sent | min–max | client CPU µs/dgram | delivered to sink |",
            "|---|---:|---:|---:|---:|"]
     for key, label, _ in SENDERS:
-        rs = results.get(("send", key))
+        rs = results.get((side, key))
         if not rs:
-            out.append(f"| {label} | {why_missing(a, 'send', key, errors)} | | | |")
+            out.append(f"| {label} | {why_missing(a, side, key, errors)} | | | |")
             continue
         vals = sorted(r["value"] for r in rs)
         delivered = median([r["sink_received"] / r["sent_total"] for r in rs
                             if r.get("sink_received") is not None and r.get("sent_total")])
         out.append(f"| {label} | {fmt_n(statistics.median(vals))} | {fmt_n(vals[0])}–{fmt_n(vals[-1])} "
                    f"| {cpu_per_op(rs):.3f} | {f'{delivered * 100:.0f} %' if delivered is not None else '—'} |")
-    nw, nio = median_value(results, "send", "network"), median_value(results, "send", "nio")
-    c_send, c_gso = median_value(results, "send", "c-send"), median_value(results, "send", "c-gso")
-    c_mmsg = median_value(results, "send", "c-sendmmsg")
+    nw, nio = median_value(results, side, "network"), median_value(results, side, "nio")
+    c_send, c_gso = median_value(results, side, "c-send"), median_value(results, side, "c-gso")
+    c_mmsg = median_value(results, side, "c-sendmmsg")
     out.append("")
     out.append(f"Ratios (of medians): Network batch / C send() = {fmt_x(ratio(nw, c_send))}; Network batch / NIO "
                f"batched = {fmt_x(ratio(nw, nio))}; Network batch / C UDP_SEGMENT = {fmt_x(ratio(nw, c_gso))}; "
@@ -280,13 +295,17 @@ def targets(by_pin):
     rows = []
     for pin, (results, _) in by_pin.items():
         where = PIN_SHORT[pin]
-        nw = median_value(results, "send", "network")
-        c_send = median_value(results, "send", "c-send")
-        rows.append((f"Send, {where}: Network `batch {{ }}` ≥ 5 × C `send()` one by one", ratio(nw, c_send), 5.0))
-        rows.append((f"Send, {where}: Network `batch {{ }}` ≥ 1.5 × NIO batched writes",
-                     ratio(nw, median_value(results, "send", "nio")), 1.5))
-        rows.append((f"Send, {where}: C `UDP_SEGMENT` / C `send()` (context, no target)",
-                     ratio(median_value(results, "send", "c-gso"), c_send), None))
+        for side in reversed(SEND_KEYS):  # the sink with UDP_GRO first: the targets are measured there
+            sink = " (sink with UDP_GRO)" if side == "send-gro" else " (sink without UDP_GRO: context)"
+            nw = median_value(results, side, "network")
+            c_send = median_value(results, side, "c-send")
+            counted = side == "send-gro"
+            rows.append((f"Send, {where}{sink}: Network `batch {{ }}` ≥ 5 × C `send()` one by one", ratio(nw, c_send),
+                         5.0 if counted else None))
+            rows.append((f"Send, {where}{sink}: Network `batch {{ }}` ≥ 1.5 × NIO batched writes",
+                         ratio(nw, median_value(results, side, "nio")), 1.5 if counted else None))
+            rows.append((f"Send, {where}{sink}: C `UDP_SEGMENT` / C `send()` (context, no target)",
+                         ratio(median_value(results, side, "c-gso"), c_send), None))
     out = ["### Targets\n", "| target | measured | met? |", "|---|---:|---|"]
     for label, v, goal in rows:
         if v is None:
@@ -325,8 +344,9 @@ def write_results(a, by_pin, total):
         "",
     ]
     lines += targets(by_pin)
-    for pin, (results, errors) in by_pin.items():
-        lines += send_table(a, pin, results, errors)
+    for side in reversed(SEND_KEYS):
+        for pin, (results, errors) in by_pin.items():
+            lines += send_table(a, pin, results, errors, side)
     for pin, (results, errors) in by_pin.items():
         lines += recv_table(a, pin, results, errors)
     section = "\n".join(lines).rstrip("\n") + "\n"
@@ -389,12 +409,13 @@ def main():
     write_results(a, by_pin, total)
 
     for pin, (results, _) in by_pin.items():
-        nw = median_value(results, "send", "network")
-        c_send = median_value(results, "send", "c-send")
-        print(f"{PIN_SHORT[pin]}: Network batch / C send() = {fmt_x(ratio(nw, c_send))} (target ≥ 5×), "
-              f"Network batch / NIO batched = {fmt_x(ratio(nw, median_value(results, 'send', 'nio')))} (target ≥ 1.5×), "
-              f"C UDP_SEGMENT / C send() = {fmt_x(ratio(median_value(results, 'send', 'c-gso'), c_send))}; "
-              f"receive: Network listener / C recvmmsg = "
+        for side in reversed(SEND_KEYS):
+            nw = median_value(results, side, "network")
+            c_send = median_value(results, side, "c-send")
+            print(f"{PIN_SHORT[pin]}{SINK_SHORT[side]}: Network batch / C send() = {fmt_x(ratio(nw, c_send))} (target ≥ 5×), "
+                  f"Network batch / NIO batched = {fmt_x(ratio(nw, median_value(results, side, 'nio')))} (target ≥ 1.5×), "
+                  f"C UDP_SEGMENT / C send() = {fmt_x(ratio(median_value(results, side, 'c-gso'), c_send))}", flush=True)
+        print(f"{PIN_SHORT[pin]}: receive: Network listener / C recvmmsg = "
               f"{fmt_x(ratio(median_value(results, 'recv', 'network-listener'), median_value(results, 'recv', 'c-recvmmsg')))}, "
               f"Network listener / NIO = "
               f"{fmt_x(ratio(median_value(results, 'recv', 'network-listener'), median_value(results, 'recv', 'nio')))}",

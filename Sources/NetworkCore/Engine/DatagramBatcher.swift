@@ -13,13 +13,7 @@ struct DatagramBatcher {
     /// A batch still being filled, by its place in `storage`.
     private struct Run {
         var start: Int
-        var length: Int
-        var segmentSize: Int
-        var count: Int
-        /// A shorter packet ended it.
-        var closed: Bool
-        var ecn: UInt8
-        var dscp: UInt8?
+        var shape: DatagramRun
     }
 
     /// Whether packets of one size are put together for the kernel to segment: only where they
@@ -32,8 +26,6 @@ struct DatagramBatcher {
     /// and a segment longer than the path's packets fails the whole batch (the kernel fragments
     /// a single datagram, never a segment), after which the socket sends one by one for good.
     let maximumSegmentSize: Int
-    /// The most bytes in one batch: one UDP datagram's payload at most, as the kernel requires.
-    static let maximumBatchBytes = 65_000
     /// Packets per storage allocation (a batch never spans two).
     let packetsPerStorage: Int
 
@@ -96,19 +88,14 @@ struct DatagramBatcher {
     }
 
     private mutating func add(start: Int, length: Int, ecn: UInt8, dscp: UInt8?) {
-        if segments, var current = runs.last, !current.closed, current.count < maximumSegments, current.ecn == ecn,
-            current.dscp == dscp,
-            length <= current.segmentSize, current.length + length <= Self.maximumBatchBytes
+        if segments, !runs.isEmpty,
+            runs[runs.count - 1].shape.admit(length: length, ecn: ecn, dscp: dscp, maximumSegments: maximumSegments)
         {
-            current.length += length
-            current.count += 1
-            current.closed = length < current.segmentSize
-            runs[runs.count - 1] = current
             return
         }
         runs.append(Run(
-            start: start, length: length, segmentSize: length, count: 1,
-            closed: !segments || length > maximumSegmentSize, ecn: ecn, dscp: dscp))
+            start: start,
+            shape: DatagramRun(length: length, ecn: ecn, dscp: dscp, segments: segments, maximumSegmentSize: maximumSegmentSize)))
     }
 
     /// Nothing more goes into the storage: its runs become batches, and the next packet starts
@@ -121,8 +108,8 @@ struct DatagramBatcher {
         guard let storage else { return }
         for run in runs {
             // (In range: each run was written into this storage.)
-            guard let bytes = storage.getSlice(at: run.start, length: run.length) else { continue }
-            done.append(DatagramBatch(bytes: bytes, segmentSize: run.count > 1 ? run.segmentSize : nil, ecn: run.ecn, dscp: run.dscp))
+            guard let bytes = storage.getSlice(at: run.start, length: run.shape.length) else { continue }
+            done.append(DatagramBatch(bytes: bytes, segmentSize: run.shape.sentSegmentSize, ecn: run.shape.ecn, dscp: run.shape.dscp))
         }
     }
 }

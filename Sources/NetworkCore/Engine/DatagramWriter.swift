@@ -186,16 +186,7 @@ final class DatagramWriter: @unchecked Sendable {
         var retriedRefusal = false
         while let batch = pending.first {
             let tos = tos(of: batch, overIPv4: overIPv4)
-            let outcome = batch.bytes.withUnsafeReadableBytes { bytes in
-                guard addressed else {
-                    return direct.sendDatagram(bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4)
-                }
-                return remote.withSockAddr { address, length in
-                    direct.sendDatagram(
-                        bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4,
-                        to: UnsafeRawBufferPointer(start: address, count: length))
-                }
-            }
+            let outcome = Self.send(batch, through: direct, tos: tos, overIPv4: overIPv4, to: addressed ? remote : nil)
             switch outcome {
             case .wrote:
                 pending.removeFirst()
@@ -223,6 +214,28 @@ final class DatagramWriter: @unchecked Sendable {
             }
         }
         return .drained
+    }
+
+    /// One `sendmsg` of `batch`, to `remote` on an unconnected socket.
+    private static func send(
+        _ batch: DatagramBatch, through direct: DirectSocket, tos: UInt8?, overIPv4: Bool, to remote: SocketAddress?
+    ) -> DirectSocket.Outcome {
+        func send(to destination: UnsafeRawBufferPointer?) -> DirectSocket.Outcome {
+            guard !batch.followers.isEmpty else {
+                return batch.bytes.withUnsafeReadableBytes { bytes in
+                    direct.sendDatagram(bytes, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4, to: destination)
+                }
+            }
+            // (The batch holds every buffer through the call, unchanged: their bytes stay where
+            // they are while the kernel copies them.)
+            var parts: [UnsafeRawBufferPointer] = []
+            parts.reserveCapacity(batch.followers.count + 1)
+            parts.append(batch.bytes.withUnsafeReadableBytes { $0 })
+            for follower in batch.followers { parts.append(follower.withUnsafeReadableBytes { $0 }) }
+            return direct.sendDatagram(parts: parts, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4, to: destination)
+        }
+        guard let remote else { return send(to: nil) }
+        return remote.withSockAddr { address, length in send(to: UnsafeRawBufferPointer(start: address, count: length)) }
     }
 
     /// The metadata NIO writes `batch` with when that gives it its TOS byte: none for the

@@ -1,4 +1,5 @@
 import NIOCore
+import NetworkSystem
 
 /// Plain UDP datagrams straight to the socket (a connection's own, or the listener's or group's
 /// a peer's connection shares): at a flush, the outbox's datagrams of one size go out as one
@@ -12,8 +13,6 @@ extension Flow {
     /// single datagram, never a segment) and turns segmentation off for the socket, so longer
     /// datagrams go alone (and are fragmented where they must be, as before).
     static let largestSegmentedDatagram = 1_452
-    /// Datagrams per batch at most: as many 1,200-byte ones as one 65,000-byte batch holds.
-    static let datagramsPerBatch = 54
 
     /// Writes datagrams to `descriptor` (a duplicate of it) from now on, where the system can
     /// segment them; otherwise they stay with NIO, whose vector writes (`sendmmsg`) serve better
@@ -54,34 +53,46 @@ extension Flow {
 
     /// Writes the datagrams of `range` of `entries` through `writer` as batches, `promise`
     /// completing once all are written (with the first error of one that could not go). Each
-    /// datagram leaves its entry. Returns the socket's error when it cannot go on.
+    /// datagram leaves its entry and is sent from its own buffer, not copied into the batch.
+    /// Returns the socket's error when it cannot go on.
     func writeDatagramsDirectly(
         _ entries: inout [DatagramOutbox.Entry], range: Range<Int>, through writer: DatagramWriter, to remote: SocketAddress,
         channel: Channel, promise: EventLoopPromise<Void>?
     ) -> FlowError? {
-        var batcher = DatagramBatcher(
-            segments: true, maximumSegmentSize: Self.largestSegmentedDatagram, packetsPerStorage: Self.datagramsPerBatch)
         var batches: [DatagramBatch] = []
+        var run: DatagramRun?
+        var first = ByteBuffer()
+        var followers: [ByteBuffer] = []
+        func close() {
+            guard let shape = run else { return }
+            batches.append(DatagramBatch(
+                bytes: first, segmentSize: shape.sentSegmentSize, ecn: shape.ecn, dscp: shape.dscp, followers: followers))
+            run = nil
+            followers = []
+        }
+        // (Room up front: arrays grown by doubling allocate at every step.)
+        batches.reserveCapacity(range.count / DirectSocket.maximumParts + 1)
         for index in range {
             guard let datagram = entries[index].datagram else { continue }
             entries[index].datagram = nil
-            let (ecn, dscp) = (entries[index].ecn, entries[index].dscp)
-            guard datagram.readableBytes > 0 else {
-                // (The batcher keeps no empty datagrams: one goes alone, in its turn.)
-                batches += batcher.take()
+            let (ecn, dscp, length) = (entries[index].ecn, entries[index].dscp, datagram.readableBytes)
+            guard length > 0 else {
+                // (An empty datagram is never a segment: it goes alone, in its turn.)
+                close()
                 batches.append(DatagramBatch(bytes: datagram, segmentSize: nil, ecn: ecn, dscp: dscp))
                 continue
             }
-            datagram.withUnsafeReadableBytes { source in
-                _ = batcher.write(size: source.count, dscp: dscp) { destination, codepoint in
-                    guard let base = source.baseAddress else { return 0 }
-                    destination.update(from: base.assumingMemoryBound(to: UInt8.self), count: source.count)
-                    codepoint = ecn
-                    return source.count
-                }
+            if run?.admit(length: length, ecn: ecn, dscp: dscp, maximumSegments: DirectSocket.maximumParts) == true {
+                followers.append(datagram)
+                continue
             }
+            close()
+            run = DatagramRun(
+                length: length, ecn: ecn, dscp: dscp, segments: true, maximumSegmentSize: Self.largestSegmentedDatagram)
+            first = datagram
+            followers.reserveCapacity(min(range.upperBound - index - 1, DirectSocket.maximumParts - 1))
         }
-        batches += batcher.take()
+        close()
         guard !batches.isEmpty else {
             promise?.succeed()
             return nil

@@ -100,6 +100,9 @@ package struct FlowInbox<Operation> {
     /// the mailbox before it handles whatever that read brings, which is the first moment the
     /// receive could matter.
     package mutating func append(_ operation: consuming Operation, lazy: Bool = false) -> Bool {
+        // A batch gathers many sends (64 in a burst is common): room for them at once, instead
+        // of the array growing by doubling through 1, 2, 4, … (an allocation each).
+        if batchDepth > 0, operations.isEmpty { operations.reserveCapacity(Self.batchCapacity) }
         operations.append(operation)
         if !lazy { eagerQueued += 1 }
         return claimWake()
@@ -185,6 +188,9 @@ package struct FlowInbox<Operation> {
         swap(&taken, &operations)
         return taken
     }
+
+    /// The room a batch's first operation reserves.
+    static var batchCapacity: Int { 64 }
 
     package mutating func beginBatch() {
         batchDepth += 1

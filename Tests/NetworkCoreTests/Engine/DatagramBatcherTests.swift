@@ -87,7 +87,7 @@ struct DatagramBatcherTests {
         let big = [Int](repeating: 1_452, count: 100)
         Self.write(big, into: &large, size: 1_452)
         batches = large.take()
-        #expect(batches.allSatisfy { $0.bytes.readableBytes <= DatagramBatcher.maximumBatchBytes })
+        #expect(batches.allSatisfy { $0.bytes.readableBytes <= DatagramRun.maximumBytes })
         #expect(batches.allSatisfy { $0.bytes.readableBytes / 1_452 <= 64 })
         // 32 packets per storage: batches never span two.
         #expect(batches.map(\.bytes.readableBytes).reduce(0, +) == 100 * 1_452)

@@ -113,7 +113,7 @@ final class ChannelCore: Sendable {
         if let refusal { throw refusal.error }
         startIfNeeded()
         let flow = self.flow
-        return try await cancellable { (continuation: CheckedContinuation<Received, any Error>) in
+        return try await cancellable { (continuation: ChannelContinuation<Received>) in
             flow.receive(minimum: minimum, maximum: maximum) { outcome in
                 switch outcome {
                 case .data(let data, let isComplete, let isFinal, let message):
@@ -155,7 +155,7 @@ final class ChannelCore: Sendable {
         if let refusal { throw refusal.error }
         startIfNeeded()
         let flow = self.flow
-        try await cancellable { (continuation: CheckedContinuation<Void, any Error>) in
+        try await cancellable { (continuation: ChannelContinuation<Void>) in
             let completion = ChannelSendCompletion(continuation: continuation, framerMessage: layerMessage)
             flow.send(
                 datagram: content, isComplete: isComplete, closesWrite: closesWrite, completion: completion,
@@ -167,11 +167,15 @@ final class ChannelCore: Sendable {
     /// cancelled the connection is cancelled, which ends the wait at once (the flow fails its
     /// pending operations), and `alsoOnCancel` runs; the task then sees `CancellationError`.
     nonisolated(nonsending) func cancellable<T>(
-        _ start: (CheckedContinuation<T, any Error>) -> Void, alsoOnCancel: @Sendable () -> Void = {}
+        _ start: (ChannelContinuation<T>) -> Void, alsoOnCancel: @Sendable () -> Void = {}
     ) async throws -> T {
         do {
             return try await withTaskCancellationHandler {
+                #if DEBUG
                 try await withCheckedThrowingContinuation(start)
+                #else
+                try await withUnsafeThrowingContinuation(start)
+                #endif
             } onCancel: {
                 self.cancel()
                 alsoOnCancel()

@@ -14,7 +14,7 @@ final class ChannelLifecycle: Sendable {
         var started = false
         var state: NWConnection.State = .setup
         /// Tasks waiting for `ready` (or a state after which it never comes).
-        var readyWaiters: [CheckedContinuation<Void, any Error>] = []
+        var readyWaiters: [ChannelContinuation<Void>] = []
         /// Tasks waiting for `cancelled` (`close()`).
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
         /// Tasks waiting for the connection's end, `failed` or `cancelled` (`waitUntilEnded()`).
@@ -59,7 +59,7 @@ final class ChannelLifecycle: Sendable {
     func stateChanged(_ state: NWConnection.State) {
         let (waiters, closeWaiters, endWaiters, observer) = shared.withLock { shared in
             shared.state = state
-            var waiters: [CheckedContinuation<Void, any Error>] = []
+            var waiters: [ChannelContinuation<Void>] = []
             var closeWaiters: [CheckedContinuation<Void, Never>] = []
             var endWaiters: [CheckedContinuation<NWConnection.State, Never>] = []
             switch state {
@@ -86,7 +86,7 @@ final class ChannelLifecycle: Sendable {
 
     /// Resumes `continuation` once the connection is ready (throws if it fails or is
     /// cancelled first); at once if it is past that already.
-    func waitForReady(_ continuation: CheckedContinuation<Void, any Error>) {
+    func waitForReady(_ continuation: ChannelContinuation<Void>) {
         let settled = shared.withLock { shared -> NWConnection.State? in
             switch shared.state {
             case .ready, .failed, .cancelled:
@@ -123,7 +123,7 @@ final class ChannelLifecycle: Sendable {
         if let ended { continuation.resume(returning: ended) }
     }
 
-    private static func settle(_ continuation: CheckedContinuation<Void, any Error>, with state: NWConnection.State) {
+    private static func settle(_ continuation: ChannelContinuation<Void>, with state: NWConnection.State) {
         switch state {
         case .ready: continuation.resume()
         case .failed(let error): continuation.resume(throwing: error)

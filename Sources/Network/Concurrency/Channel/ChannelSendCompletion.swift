@@ -5,10 +5,10 @@ import NetworkCore
 /// in send order), and carries the message's layer metadata (a TLV type, a framer message,
 /// a WebSocket kind) to the framer.
 final class ChannelSendCompletion: FlowDatagramCompletion {
-    let continuation: CheckedContinuation<Void, any Error>?
+    let continuation: ChannelContinuation<Void>?
     let framerMessage: (any AnyObject & Sendable)?
 
-    init(continuation: CheckedContinuation<Void, any Error>?, framerMessage: (any AnyObject & Sendable)?) {
+    init(continuation: ChannelContinuation<Void>?, framerMessage: (any AnyObject & Sendable)?) {
         self.continuation = continuation
         self.framerMessage = framerMessage
     }

@@ -61,11 +61,11 @@ extension NetworkChannel where ApplicationProtocol: StreamProtocol {
     }
 
     private func streamMetadata(_ received: ChannelCore.Received) throws -> ApplicationProtocol.Metadata {
-        guard let make = ApplicationProtocol.Metadata.self as? any StreamMetadataMaking.Type,
-            let metadata = make.init(endOfStream: received.isFinal || received.isComplete, other: []) as? ApplicationProtocol.Metadata
-        else {
-            throw NWError.posix(.EPROTONOSUPPORT)
+        func make<Made: StreamMetadataMaking>(_ type: Made.Type) -> ApplicationProtocol.Metadata? {
+            // (Made is ApplicationProtocol.Metadata: a cast between equal types, no lookup.)
+            Made(endOfStream: received.isFinal || received.isComplete, other: []) as? ApplicationProtocol.Metadata
         }
+        guard let streamMetadataType, let metadata = make(streamMetadataType) else { throw NWError.posix(.EPROTONOSUPPORT) }
         return metadata
     }
 

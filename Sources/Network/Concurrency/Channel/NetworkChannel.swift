@@ -19,9 +19,14 @@ public class NetworkChannel<ApplicationProtocol: NetworkProtocolOptions>:
     /// The stack's top layer, as written: coders and layer settings come from it.
     let applicationProtocol: ApplicationProtocol
 
+    /// The metadata type of a stream's receives (nil when the top protocol is not a stream):
+    /// looked up once here, not with a conformance lookup per receive.
+    let streamMetadataType: (any StreamMetadataMaking.Type)?
+
     init(core: ChannelCore, applicationProtocol: ApplicationProtocol) {
         self.core = core
         self.applicationProtocol = applicationProtocol
+        streamMetadataType = ApplicationProtocol.Metadata.self as? any StreamMetadataMaking.Type
     }
 
     /// Channels are equal when they are the same object.

@@ -10,7 +10,7 @@ import NetworkSync
 final class OutcomeWaiter: Sendable {
     private enum State {
         case pending
-        case waiting(CheckedContinuation<Void, any Error>)
+        case waiting(ChannelContinuation<Void>)
         case done(FlowError?)
     }
 
@@ -18,7 +18,7 @@ final class OutcomeWaiter: Sendable {
 
     /// Called by the engine, on any thread, and by a cancelled wait; the first outcome counts.
     func arrived(_ error: FlowError?) {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let continuation = state.withLock { state -> ChannelContinuation<Void>? in
             switch state {
             case .done: return nil
             case .pending:
@@ -42,7 +42,7 @@ final class OutcomeWaiter: Sendable {
             if let error = done { throw NWError(error) }
             return
         }
-        try await core.cancellable({ (continuation: CheckedContinuation<Void, any Error>) in
+        try await core.cancellable({ (continuation: ChannelContinuation<Void>) in
             let done = state.withLock { state -> FlowError?? in
                 if case .done(let error) = state { return .some(error) }
                 state = .waiting(continuation)
