@@ -83,6 +83,8 @@ extension Flow {
                 continue
             }
             if run?.admit(length: length, ecn: ecn, dscp: dscp, maximumSegments: DirectSocket.maximumParts) == true {
+                // (Room once a run has a second datagram: a run that stays single needs none.)
+                if followers.isEmpty { followers.reserveCapacity(min(range.upperBound - index, DirectSocket.maximumParts - 1)) }
                 followers.append(datagram)
                 continue
             }
@@ -90,7 +92,6 @@ extension Flow {
             run = DatagramRun(
                 length: length, ecn: ecn, dscp: dscp, segments: true, maximumSegmentSize: Self.largestSegmentedDatagram)
             first = datagram
-            followers.reserveCapacity(min(range.upperBound - index - 1, DirectSocket.maximumParts - 1))
         }
         close()
         guard !batches.isEmpty else {

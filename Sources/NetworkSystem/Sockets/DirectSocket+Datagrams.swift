@@ -39,17 +39,8 @@ extension DirectSocket {
         to destination: UnsafeRawBufferPointer? = nil
     ) -> Outcome {
         guard parts.count <= Self.maximumParts else { return .failed(EINVAL) }
-        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: max(1, parts.count)) { vectors in
-            var used = 0
-            var total = 0
-            for part in parts where !part.isEmpty {
-                guard let base = part.baseAddress else { continue }
-                vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: part.count)
-                used += 1
-                total += part.count
-            }
-            return sendVectors(UnsafeMutableBufferPointer(rebasing: vectors[..<used]), total: total,
-                               segmentSize: segmentSize, tos: tos, overIPv4: overIPv4, to: destination)
+        return Self.withVectors(parts) { vectors, total in
+            sendVectors(vectors, total: total, segmentSize: segmentSize, tos: tos, overIPv4: overIPv4, to: destination)
         }
     }
 

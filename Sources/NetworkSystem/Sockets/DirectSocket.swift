@@ -58,16 +58,30 @@ package final class DirectSocket: @unchecked Sendable {
     /// Writes as much of `buffers`, in order, as the socket takes now, in one `sendmsg` (at most
     /// `IOV_MAX` of them: the caller gathers fewer), without blocking and without SIGPIPE.
     package func write(_ buffers: [UnsafeRawBufferPointer]) -> Outcome {
-        var vectors = buffers.compactMap { buffer -> iovec? in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else { return nil }
-            return iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: buffer.count)
-        }
-        guard !vectors.isEmpty else { return .wrote(0) }
-        return vectors.withUnsafeMutableBufferPointer { vectors in
+        Self.withVectors(buffers) { vectors, _ in
+            guard !vectors.isEmpty else { return .wrote(0) }
             var message = msghdr()
             message.msg_iov = vectors.baseAddress
             message.msg_iovlen = vectors.count
             return Self.outcome { sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+    }
+
+    /// Calls `body` with an `iovec` for each non-empty buffer of `buffers`, in order, and their
+    /// total length.
+    static func withVectors<Result>(
+        _ buffers: [UnsafeRawBufferPointer], _ body: (UnsafeMutableBufferPointer<iovec>, _ total: Int) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: max(1, buffers.count)) { vectors in
+            var used = 0
+            var total = 0
+            for buffer in buffers where !buffer.isEmpty {
+                guard let base = buffer.baseAddress else { continue }
+                vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: buffer.count)
+                used += 1
+                total += buffer.count
+            }
+            return body(UnsafeMutableBufferPointer(rebasing: vectors[..<used]), total)
         }
     }
 
