@@ -231,7 +231,8 @@ final class DatagramWriter: @unchecked Sendable {
             var parts: [UnsafeRawBufferPointer] = []
             parts.reserveCapacity(batch.followers.count + 1)
             parts.append(batch.bytes.withUnsafeReadableBytes { $0 })
-            for follower in batch.followers { parts.append(follower.withUnsafeReadableBytes { $0 }) }
+            // (By index: a loop over the array copies each buffer out, a retain and a release.)
+            for index in batch.followers.indices { parts.append(batch.followers[index].withUnsafeReadableBytes { $0 }) }
             return direct.sendDatagram(parts: parts, segmentSize: batch.segmentSize, tos: tos, overIPv4: overIPv4, to: destination)
         }
         guard let remote else { return send(to: nil) }

@@ -38,12 +38,13 @@ extension Flow {
     /// given, the service class whose DSCP it carries instead of the parameters' (plain
     /// datagrams only; docs/data-path.md says where).
     package func send(
-        datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: (any FlowDatagramCompletion)?,
+        datagram data: Data?, isComplete: Bool, closesWrite: Bool, completion: consuming (any FlowDatagramCompletion)?,
         ecn: UInt8 = 0, trafficClass: TrafficClass? = nil
     ) {
         var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite)
         send.uncopied = data
-        send.datagramCompletion = completion
+        // (Moved in: the caller made it for this send.)
+        send.datagramCompletion = consume completion
         send.ecn = ecn
         send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }
         submit(datagram: consume send)

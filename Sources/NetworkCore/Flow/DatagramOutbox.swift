@@ -21,7 +21,7 @@ package struct DatagramOutbox {
         package var datagram: ByteBuffer?
         /// False for a send that puts nothing on the wire (part of a datagram, a bare completion,
         /// a refused send), settled with `error`, in its turn.
-        package let isDatagram: Bool
+        package fileprivate(set) var isDatagram: Bool
         package var completion: (any FlowDatagramCompletion)?
         package var error: FlowError?
         /// The datagram's ECN codepoint (`FlowSend.ecn`).
@@ -67,6 +67,19 @@ package struct DatagramOutbox {
 
     package mutating func append(_ entry: Entry) {
         entries.append(entry)
+    }
+
+    /// Appends a datagram's entry, made in place: an entry passed in is copied into the
+    /// storage (a retain and release of its bytes and its completion).
+    package mutating func append(
+        datagram: consuming ByteBuffer, completion: consuming (any FlowDatagramCompletion)?, ecn: UInt8, dscp: UInt8?
+    ) {
+        // (Made empty, then filled where it is stored.)
+        entries.append(Entry(datagram: nil, completion: nil, ecn: ecn, dscp: dscp))
+        let last = entries.count - 1
+        entries[last].isDatagram = true
+        entries[last].datagram = consume datagram
+        entries[last].completion = consume completion
     }
 
     /// Everything waiting, in order; the outbox is left empty (and keeps no storage).

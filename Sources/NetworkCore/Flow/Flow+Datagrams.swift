@@ -41,13 +41,13 @@ extension Flow {
         return buffer
     }
 
-    /// `send` with its bytes as its slice of the hop's buffer (`gatherDatagramBytes`).
-    func takeDatagramBytes(_ send: consuming FlowSend, from buffer: inout ByteBuffer?) -> FlowSend {
-        guard let count = send.uncopiedCount, count == 0 || buffer != nil else { return send }
+    /// Gives `send` its bytes as its slice of the hop's buffer (`gatherDatagramBytes`).
+    /// (In place: a send returned from a consuming call was copied and destroyed on the way.)
+    func takeDatagramBytes(_ send: inout FlowSend, from buffer: inout ByteBuffer?) {
+        guard let count = send.uncopiedCount, count == 0 || buffer != nil else { return }
         // Empty content is an empty datagram (or message); only nil content sends nothing.
         send.data = count == 0 ? ByteBuffer() : buffer?.readSlice(length: count)
         send.uncopied = nil
-        return send
     }
 
     /// A datagram send that puts nothing on the wire (part of a datagram, a bare completion, a

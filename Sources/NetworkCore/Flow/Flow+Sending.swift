@@ -105,7 +105,7 @@ extension Flow {
 
     /// `write`'s part once the bytes are in a buffer: through the channel, unflushed.
     func writeToChannel(_ send: consuming FlowSend, channel: Channel) {
-        switch sendPath.step(send, datagrams: receives.mode == .datagram) {
+        switch sendPath.step(&send, datagrams: receives.mode == .datagram) {
         case .rejected(let error):
             settle(send, error)
         case .absorbed:
@@ -128,12 +128,13 @@ extension Flow {
                 shut.futureResult.whenSuccess { self.directionEnded(self.machine.outputShut()) }
                 channel.close(mode: .output, promise: shut)
             }
-        case .datagram(let datagram):
-            NetworkLog.traceConnection("send datagram of \(datagram.readableBytes) bytes", metadata: logMetadata)
-            report.sentBytes += UInt64(datagram.readableBytes)
+        case .datagram:
+            let datagram = send.takeData() ?? ByteBuffer()
+            let length = datagram.readableBytes
+            NetworkLog.traceConnection("send datagram of \(length) bytes", metadata: logMetadata)
+            report.sentBytes += UInt64(length)
             // Written at the flush, with the rest of its batch (`DatagramOutbox`).
-            datagramOutbox.append(DatagramOutbox.Entry(
-                datagram: datagram, completion: send.takeDatagramCompletion(), ecn: send.ecn, dscp: send.dscp))
+            datagramOutbox.append(datagram: datagram, completion: send.takeDatagramCompletion(), ecn: send.ecn, dscp: send.dscp)
             needsFlush = true
         }
     }

@@ -435,7 +435,9 @@ package final class Flow: @unchecked Sendable {
             var operation = FlowOperation.directWriteFailed(0)
             swap(&operation, &operations[index])
             switch consume operation {
-            case .send(let send): sendOnLoop(takeDatagramBytes(consume send, from: &datagramBytes))
+            case .send(var send):
+                takeDatagramBytes(&send, from: &datagramBytes)
+                sendOnLoop(consume send)
             case .receive(let minimum, let maximum, let receiver):
                 receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
             case .other(let body): body()

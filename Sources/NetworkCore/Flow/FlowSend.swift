@@ -79,6 +79,26 @@ package struct FlowSend: Sendable {
         }
     }
 
+    /// Whether bytes are held in a buffer (`data` is not nil), without copying the buffer out.
+    package var holdsBuffer: Bool {
+        if case .buffer = bytes { return true }
+        return false
+    }
+
+    /// Moves the bytes held in a buffer out (nil for none), leaving none: for where the bytes go
+    /// on alone, without a retain and release of their storage.
+    package mutating func takeData() -> ByteBuffer? {
+        var taken = Bytes.none
+        swap(&taken, &bytes)
+        switch consume taken {
+        case .buffer(let buffer):
+            return buffer
+        case let other:
+            bytes = other
+            return nil
+        }
+    }
+
     /// Moves the bytes still in the caller's `Data` into a buffer the loop can write (a copy):
     /// into `spare`, reused, when there is one.
     package mutating func copyUncopied(into spare: ByteBuffer? = nil) {

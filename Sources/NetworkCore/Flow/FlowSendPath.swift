@@ -29,8 +29,8 @@ package struct FlowSendPath {
     package enum Step: Equatable {
         /// Write these bytes (nil: none) and, if `closesOutput`, shut the sending side after.
         case stream(ByteBuffer?, closesOutput: Bool)
-        /// Send this datagram.
-        case datagram(ByteBuffer)
+        /// Send the send's bytes as one datagram.
+        case datagram
         /// Nothing to write (part of a datagram still incomplete, or a bare completion): the
         /// send is done as taken.
         case absorbed
@@ -75,8 +75,10 @@ package struct FlowSendPath {
         writeClosed = true
     }
 
-    /// What `send` becomes on a ready flow of this kind.
-    package mutating func step(_ send: FlowSend, datagrams: Bool) -> Step {
+    /// What `send` becomes on a ready flow of this kind. A datagram is left in `send` as its
+    /// bytes (moved, not copied: a buffer carried out in the step was copied once more and
+    /// released); a stream send keeps its bytes, which its completion still reports.
+    package mutating func step(_ send: inout FlowSend, datagrams: Bool) -> Step {
         if writeClosed { return .rejected(.posix(EPIPE)) }
         guard datagrams else {
             let closes = send.isComplete && send.closesWrite
@@ -84,23 +86,19 @@ package struct FlowSendPath {
             let data = send.data.flatMap { $0.readableBytes > 0 ? $0 : nil }
             return .stream(data, closesOutput: closes)
         }
-        var datagram: ByteBuffer
         if var partial = partialDatagram {
-            if var data = send.data { partial.writeBuffer(&data) }
-            datagram = partial
-        } else if let data = send.data {
-            datagram = data
-        } else if send.isComplete {
+            partialDatagram = nil
+            if var data = send.takeData() { partial.writeBuffer(&data) }
+            send.data = partial
+        } else if !send.holdsBuffer {
             // A bare completion (for example a final context on UDP): nothing to send.
-            return .absorbed
-        } else {
-            datagram = ByteBuffer()
+            if send.isComplete { return .absorbed }
+            send.data = ByteBuffer()
         }
         guard send.isComplete else {
-            partialDatagram = datagram
+            partialDatagram = send.takeData()
             return .absorbed
         }
-        partialDatagram = nil
-        return .datagram(datagram)
+        return .datagram
     }
 }

@@ -24,7 +24,7 @@ extension BehaviourTests {
         /// Runs of one size (segmented), a shorter one ending a run, sizes too long to be
         /// segmented (1,453 and 3,000, which go alone), and small ones.
         static let sizes: [Int] = Array(repeating: 1_200, count: 120) + [700] + Array(repeating: 1_200, count: 10)
-            + [1_452, 1_452, 1_453, 3_000] + Array(repeating: 64, count: 70)
+            + [1_452, 1_452, 1_453, 3_000] + Array(repeating: 64, count: 70) + [10, 10, 63, 64, 63]
 
         static func peer(_ arguments: [String]) throws -> PeerProcess? {
             guard let python = PeerProcess.executable("python3", package: "python3") else { return nil }
@@ -71,8 +71,10 @@ extension BehaviourTests {
             let completions = Recorder<NWError?>()
             probe.connection.batch {
                 for (index, size) in sizes.enumerated() {
-                    probe.connection.send(
-                        content: Data(Self.datagram(index, length: size)), completion: .contentProcessed { completions.append($0) })
+                    let bytes = Self.datagram(index, length: size)
+                    // Every third is a slice of a larger `Data`: its bytes start past its storage's.
+                    let content = index % 3 == 0 ? Data([0xEE, 0xEE, 0xEE] + bytes + [0xEE])[3..<(3 + size)] : Data(bytes)
+                    probe.connection.send(content: content, completion: .contentProcessed { completions.append($0) })
                 }
             }
             #expect(try await completions.wait(count: sizes.count, "send completions").allSatisfy { $0 == nil })
