@@ -15,9 +15,8 @@ extension Flow {
     /// most once: into a buffer the loop writes from (reused from earlier sends, `SendBufferPool`),
     /// or not at all when they go to the socket from this thread.
     package func send(data: Data?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?) {
-        var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
-        send.uncopied = data
-        submit(send: send)
+        // (Moved on: passed as it is, the send was copied and then destroyed here.)
+        submit(send: FlowSend(uncopied: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion))
     }
 
     /// Sends any contiguous or discontiguous bytes, copied once (`Data` as `send(data:)` does:
@@ -43,7 +42,8 @@ extension Flow {
     ) {
         var send = FlowSend(data: nil, isComplete: isComplete, closesWrite: closesWrite)
         send.uncopied = data
-        // (Moved in: the caller made it for this send.)
+        // (Moved in: the caller made it for this send. Made whole in `FlowSend.init(uncopied:…)`
+        // instead, the send was copied once more on its way: counted.)
         send.datagramCompletion = consume completion
         send.ecn = ecn
         send.dscp = trafficClass.map { SocketOptionPlan.dscp($0) ?? 0 }

@@ -16,8 +16,8 @@ extension Flow {
 
     /// Calls the completions of receives that finished, in order; a stream whose end they
     /// delivered may now be over.
-    func complete(_ finished: ReceiveCompletions<FlowReceiver>) {
-        for (receiver, outcome) in finished { receiver.complete(outcome) }
+    func complete(_ finished: consuming ReceiveCompletions<FlowReceiver>) {
+        finished.deliver { receiver, outcome in receiver.complete(outcome) }
         if receives.endOfStreamDelivered { directionEnded(machine.endOfStreamDelivered()) }
     }
 

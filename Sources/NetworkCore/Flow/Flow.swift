@@ -340,10 +340,10 @@ package final class Flow: @unchecked Sendable {
     package func submit(send: consuming FlowSend) {
         // Datagram sends keep no budget: they complete once handed to the socket.
         guard transportKind.isStream else {
-            if submitDatagram(send) { wakeLoop() }
+            if submitDatagram(consume send) { wakeLoop() }
             return
         }
-        let (wake, written) = mailbox.submitStreamSend(send) {
+        let (wake, written) = mailbox.submitStreamSend(consume send) {
             $0.completion?(nil, SendCompletionTicket(flow: self, early: true))
         }
         if written > 0 {

@@ -75,9 +75,10 @@ struct FlowMailbox: ~Copyable {
     /// completes now: `completeNow` runs under the lock, so concurrent senders' completions keep
     /// their order. Answers whether the loop must be woken, and how many bytes went to the
     /// socket from this thread.
-    func submitStreamSend(_ send: FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
-        var send = send
-        let hasBytes = send.data != nil || send.uncopied != nil
+    func submitStreamSend(_ send: consuming FlowSend, completeNow: (FlowSend) -> Void) -> (wake: Bool, written: Int) {
+        // (Consumed, and read without copying its bytes out: each copy of a send retains what
+        // it holds.)
+        let hasBytes = send.holdsBytes
         let claim = inbox.withLock { inbox -> (socket: DirectSocket?, spare: ByteBuffer?, keep: Bool) in
             if hasBytes, let socket = inbox.claimDirectWrite(bytes: send.byteCount, closesWrite: send.closesWrite) {
                 return (socket, nil, false)
@@ -94,7 +95,7 @@ struct FlowMailbox: ~Copyable {
                 let admission = inbox.admitSend(
                     bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
                 Self.take(admission, for: &send, completeNow: completeNow)
-                return inbox.append(.send(send))
+                return inbox.append(.send(Self.moveOut(&send)))
             }
             return (wake, 0)
         }
@@ -111,11 +112,19 @@ struct FlowMailbox: ~Copyable {
             let admission = inbox.admitSend(
                 bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
             Self.take(admission, for: &send, completeNow: completeNow)
-            if inbox.prepend(.send(send)) { wake = true }
+            if inbox.prepend(.send(Self.moveOut(&send))) { wake = true }
             if let failure, inbox.prepend(.directWriteFailed(failure)) { wake = true }
             return wake
         }
         return (wake, written)
+    }
+
+    /// `send`, moved out of a variable a closure captured (which cannot be consumed), leaving
+    /// a send that holds nothing.
+    private static func moveOut(_ send: inout FlowSend) -> FlowSend {
+        var moved = FlowSend(data: nil, isComplete: true, closesWrite: false)
+        swap(&moved, &send)
+        return moved
     }
 
     /// Notes the budget's answer on the send and, when it completes now, calls its completion

@@ -43,6 +43,17 @@ package struct FlowSend: Sendable {
         if let completion { self.completionKind = .stream(completion) }
     }
 
+    /// A send whose bytes are still in the caller's `Data` (`uncopied`), made whole at once:
+    /// made empty and then given its bytes, it was copied in between.
+    package init(
+        uncopied: consuming Data?, isComplete: Bool, closesWrite: Bool, completion: consuming Flow.SendCompletion? = nil
+    ) {
+        if let uncopied { self.bytes = .data(uncopied) } else { self.bytes = .none }
+        self.isComplete = isComplete
+        self.closesWrite = closesWrite
+        if let completion { self.completionKind = .stream(completion) }
+    }
+
     /// The bytes, in a buffer the loop can write. Setting bytes replaces `uncopied`; setting nil
     /// clears only bytes held here.
     package var data: ByteBuffer? {
@@ -77,6 +88,12 @@ package struct FlowSend: Sendable {
                 bytes = .none
             }
         }
+    }
+
+    /// Whether there are bytes (`data` or `uncopied` is not nil), without copying them out.
+    package var holdsBytes: Bool {
+        if case .none = bytes { return false }
+        return true
     }
 
     /// Whether bytes are held in a buffer (`data` is not nil), without copying the buffer out.

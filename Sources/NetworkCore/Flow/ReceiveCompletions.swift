@@ -23,6 +23,13 @@ package struct ReceiveCompletions<Token>: RandomAccessCollection {
     package mutating func append(_ completion: (Token, ReceiveOutcome)) {
         if first == nil { first = completion } else { rest.append(completion) }
     }
+
+    /// Hands every completion to `body`, in order, the first moved out: iterating the
+    /// collection copies it and each completion (a retain of the token and the bytes each).
+    package consuming func deliver(_ body: (Token, ReceiveOutcome) -> Void) {
+        if let completion = first.take() { body(completion.0, completion.1) }
+        for index in rest.indices { body(rest[index].0, rest[index].1) }
+    }
 }
 
 extension ReceiveCompletions: Sendable where Token: Sendable {}
