@@ -28,6 +28,13 @@ case "udp" where o.api == "async":
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
          extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
+case "framed" where o.api == "async":
+    let client = NWAsyncFramedClient(host: o.host, port: o.port, size: o.size, window: o.window)
+    let control = RunControl(activeConnections: 1)
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    emit(impl: impl, scenario: o.name ?? o.scenario, value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
+         seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
+    client.close()
 case _ where o.api == "async":
     fail("scenario \(o.scenario) has no async form")
 case "rr":

@@ -78,6 +78,19 @@ extension Flow {
         receive(minimum: minimum, maximum: maximum, receiver: FlowReceiver(dataCompletion))
     }
 
+    /// A whole message issued on the flow's event loop, sent at once when it can be (see
+    /// `Flow+LoopCallers`): nil when it must be sent with `send(datagram:…)`, else its outcome
+    /// (nil for success).
+    package func sendMessageNow(_ data: Data, metadata: (any AnyObject & Sendable)?) -> FlowError?? {
+        sendMessageNowOnLoop(data, metadata: metadata)
+    }
+
+    /// A receive issued on the flow's event loop that completes at once, taken without a
+    /// completion (see `Flow+LoopCallers`); nil when it must be queued with `receive`.
+    package func receiveNow(minimum: Int, maximum: Int) -> DataReceiveOutcome? {
+        receiveNowOnLoop(minimum: minimum, maximum: maximum).map(DataReceiveOutcome.init)
+    }
+
     /// Runs `body` on the flow's event loop, later.
     package func executeOnLoop(_ body: @escaping @Sendable () -> Void) {
         eventLoop.execute(body)

@@ -103,6 +103,11 @@ package final class Flow: @unchecked Sendable {
     /// The mailbox holds a `DirectSocket` (plain TCP we connected): the loop keeps arming direct
     /// writes whenever it has nothing left to write.
     @exclusivity(unchecked) var directSocketAttached = false
+    /// A flush of messages sent on the loop itself is on its way (`Flow+LoopCallers`).
+    @exclusivity(unchecked) var loopFlushScheduled = false
+    /// Bytes and messages sent on the loop itself since the last flush (`Flow+LoopCallers`).
+    @exclusivity(unchecked) var loopUnflushedBytes: UInt32 = 0
+    @exclusivity(unchecked) var loopUnflushedMessages: UInt16 = 0
     // (The facts that die with `ready`, the read in flight and the ends of the two directions,
     // live in the state machine's `ready` state.)
     /// Datagrams taken since the last flush, written at the flush (`DatagramOutbox`).
@@ -113,6 +118,8 @@ package final class Flow: @unchecked Sendable {
     #if DEBUG
     /// Bytes of held sends the loop wrote from their callers' `Data` (debug builds; loop-only).
     var uncopiedBytesWritten: UInt64 = 0
+    /// Flushes of the channel `flushIfNeeded` made (debug builds; loop-only).
+    package var flushCount = 0
     #endif
     var stateHandler: StateHandler?
     /// The establishment run in progress: it lives in `setup`, which outlives it (a flow is
@@ -310,6 +317,9 @@ package final class Flow: @unchecked Sendable {
     /// read outstanding and nothing buffered, it does not wake the loop: the loop takes it when
     /// the read brings something (`FlowInbox.readArmed`).
     func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
+        if takesMessageOperationsNow {
+            return receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
+        }
         // (A receive the loop answers at once, such as invalid bounds, must reach it now.)
         let lazy = EngineTuning.directIO && ReceiveQueue<FlowReceiver>.validBounds(minimum: minimum, maximum: maximum)
         if lazy && mayLeaveReadyDatagrams, let (datagram, resumeReading) = mailbox.takeReadyDatagram(maximum: maximum) {
@@ -467,6 +477,9 @@ package final class Flow: @unchecked Sendable {
                 needsFlush = false
             }
             channel.flush()
+            #if DEBUG
+            flushCount += 1
+            #endif
         }
     }
 

@@ -165,6 +165,10 @@ package struct FlowInbox<Operation> {
         return admission
     }
 
+    /// Nothing is queued and no sender is writing to the socket: an operation issued on the loop
+    /// itself can run at once without overtaking one from another thread.
+    package var isIdle: Bool { operations.isEmpty && !directWriteInProgress }
+
     /// Everything queued, for the loop; the next operation wakes it again. Taking anything stops
     /// direct writes until the loop, done with it, arms them again.
     package mutating func take() -> [Operation] {

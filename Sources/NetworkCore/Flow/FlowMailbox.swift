@@ -60,6 +60,11 @@ struct FlowMailbox: ~Copyable {
         _ = inbox.withLock { $0.reclaimReady() }
     }
 
+    /// See `FlowInbox.isIdle`.
+    var isIdle: Bool {
+        inbox.withLock { $0.isIdle }
+    }
+
     /// See `FlowInbox.takeLazy`.
     func takeLazy() -> [FlowOperation] {
         inbox.withLock { $0.takeLazy() }

@@ -17,12 +17,6 @@ package struct FlowReceiver: Sendable {
 
     /// Hands `outcome` to the completion.
     package func complete(_ outcome: ReceiveOutcome) {
-        switch outcome {
-        case .data(let buffer, let isComplete, let isFinal, let message):
-            let data = buffer.map { Data(buffer: $0, byteTransferStrategy: .automatic) }
-            completion(.data(data, isComplete: isComplete, isFinal: isFinal, message: message))
-        case .failure(let error):
-            completion(.failure(error))
-        }
+        completion(DataReceiveOutcome(outcome))
     }
 }

@@ -14,6 +14,8 @@ package struct FlowSendPath {
     package private(set) var queued: Deque<FlowSend> = []
     /// The incomplete sends of the datagram being assembled.
     private var partialDatagram: ByteBuffer?
+    /// Part of a message waits for the rest (sends with `isComplete` false).
+    package var holdsPartialMessage: Bool { partialDatagram != nil }
     /// A final send closed the sending side: later sends fail with `EPIPE`.
     package private(set) var writeClosed = false
     /// The socket refuses datagrams over the path MTU (`EMSGSIZE`) rather than fragment them,

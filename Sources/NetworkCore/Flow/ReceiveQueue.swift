@@ -179,24 +179,33 @@ package struct ReceiveQueue<Token> {
         return false
     }
 
+    /// What a receive issued now would complete with at once, taken without queueing it; nil
+    /// when it would wait, when receives wait ahead of it, or when it would see the end of the
+    /// stream or an error (those take the queue's way, which notes what they end).
+    package mutating func takeNow(minimum: Int, maximum: Int) -> ReceiveOutcome? {
+        guard pending.isEmpty, !endOfStream, terminalError == nil, Self.validBounds(minimum: minimum, maximum: maximum)
+        else { return nil }
+        return nextOutcome(minimum: minimum, maximum: maximum)
+    }
+
     private mutating func drain() -> ReceiveCompletions<Token> {
         var out = ReceiveCompletions<Token>()
-        while let request = pending.first, let outcome = nextOutcome(for: request) {
+        while let request = pending.first, let outcome = nextOutcome(minimum: request.minimum, maximum: request.maximum) {
             pending.removeFirst()
             out.append((request.token, outcome))
         }
         return out
     }
 
-    private mutating func nextOutcome(for request: Request) -> ReceiveOutcome? {
+    private mutating func nextOutcome(minimum: Int, maximum: Int) -> ReceiveOutcome? {
         switch mode {
         case .stream:
             let readable = stream.readableBytes
-            if readable > 0 && readable >= max(request.minimum, 1) {
-                return takeStream(min(readable, request.maximum))
+            if readable > 0 && readable >= max(minimum, 1) {
+                return takeStream(min(readable, maximum))
             }
             if endOfStream {
-                if readable > 0 { return takeStream(min(readable, request.maximum)) }
+                if readable > 0 { return takeStream(min(readable, maximum)) }
                 endOfStreamDelivered = true
                 return .data(nil, isComplete: true, isFinal: true)
             }
@@ -204,12 +213,12 @@ package struct ReceiveQueue<Token> {
             return nil
         case .datagram:
             if var head = datagrams.first {
-                if head.bytes.readableBytes <= request.maximum {
+                if head.bytes.readableBytes <= maximum {
                     datagrams.removeFirst()
                     buffered -= UInt32(head.bytes.readableBytes)
                     return .data(head.bytes, isComplete: true, isFinal: false, message: head.metadata)
                 }
-                let part = head.bytes.readSlice(length: request.maximum) ?? ByteBuffer()
+                let part = head.bytes.readSlice(length: maximum) ?? ByteBuffer()
                 datagrams[datagrams.startIndex] = head
                 buffered -= UInt32(part.readableBytes)
                 return .data(part, isComplete: false, isFinal: false, message: head.metadata)

@@ -26,6 +26,9 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
     private var bytesAbove: Bool
     private let framerBelow: Bool
     private var context: ChannelHandlerContext?
+    /// The channel, kept while in the pipeline (asking the context for it retains it, per
+    /// message).
+    private var channel: Channel?
     /// The flow's handler right above, when this is the top framer (`FlowMessageLayer`):
     /// messages go to it in a direct call, not through the pipeline.
     private var receiver: (any FramedMessageReceiver)?
@@ -48,6 +51,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        channel = context.channel
         // (Linked from here to `handlerRemoved`, whose `finish` unlinks: a handler that never
         // joins a pipeline leaves no cycle with its host.)
         host.link = self
@@ -59,6 +63,7 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
     func handlerRemoved(context: ChannelHandlerContext) {
         host.finish()
         self.context = nil
+        channel = nil
         receiver = nil
     }
 
@@ -123,8 +128,8 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
 
     func framerHost(_ host: FramerHost, deliver message: FramedMessage) {
         guard let context else { return }
-        if let receiver {
-            receiver.receive(framed: message, channel: context.channel)
+        if let receiver, let channel {
+            receiver.receive(framed: message, channel: channel)
         } else {
             context.fireChannelRead(bytesAbove ? NIOAny(message.bytes) : Self.wrapInboundOut(message))
         }

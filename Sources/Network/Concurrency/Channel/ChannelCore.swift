@@ -112,17 +112,32 @@ final class ChannelCore: Sendable {
     nonisolated(nonsending) func receive(minimum: Int, maximum: Int) async throws -> Received {
         if let refusal { throw refusal.error }
         startIfNeeded()
+        // On the flow's own loop, with a message already there: no waiter, no suspension.
+        if flow.takesMessageOperationsNow, !Task.isCancelled,
+            let outcome = flow.receiveNow(minimum: minimum, maximum: maximum)
+        {
+            switch Self.received(outcome) {
+            case .success(let received): return received
+            case .failure(let error): throw NWError(error)
+            }
+        }
         let flow = self.flow
         return try await cancellable { (continuation: ChannelContinuation<Received>) in
             flow.receive(minimum: minimum, maximum: maximum) { outcome in
-                switch outcome {
-                case .data(let data, let isComplete, let isFinal, let message):
-                    continuation.resume(returning: Received(
-                        data: data ?? Data(), isComplete: isComplete, isFinal: isFinal, message: message))
-                case .failure(let error):
-                    continuation.resume(throwing: NWError(error))
+                switch Self.received(outcome) {
+                case .success(let received): continuation.resume(returning: received)
+                case .failure(let error): continuation.resume(throwing: NWError(error))
                 }
             }
+        }
+    }
+
+    private static func received(_ outcome: DataReceiveOutcome) -> Result<Received, FlowError> {
+        switch outcome {
+        case .data(let data, let isComplete, let isFinal, let message):
+            .success(Received(data: data ?? Data(), isComplete: isComplete, isFinal: isFinal, message: message))
+        case .failure(let error):
+            .failure(error)
         }
     }
 
@@ -154,6 +169,13 @@ final class ChannelCore: Sendable {
     ) async throws {
         if let refusal { throw refusal.error }
         startIfNeeded()
+        // On the flow's own loop, a whole message the layer takes at once: no waiter, no suspension.
+        if isComplete, !closesWrite, let content, flow.takesMessageOperationsNow, !Task.isCancelled,
+            let outcome = flow.sendMessageNow(content, metadata: layerMessage)
+        {
+            if let error = outcome { throw NWError(error) }
+            return
+        }
         let flow = self.flow
         try await cancellable { (continuation: ChannelContinuation<Void>) in
             let completion = ChannelSendCompletion(continuation: continuation, framerMessage: layerMessage)

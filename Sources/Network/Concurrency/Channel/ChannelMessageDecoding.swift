@@ -37,8 +37,7 @@ extension Coder: ChannelMessageDecoding {
 
 extension Framer: ChannelMessageDecoding {
     func message(from received: ChannelCore.Received) throws -> Message<Data> {
-        let message = received.message as? NWProtocolFramer.Message
-        return (received.data, Metadata(message: message, other: message.map { [$0] } ?? []))
+        (received.data, Metadata(message: received.message as? NWProtocolFramer.Message))
     }
 }
 

@@ -14,6 +14,6 @@ extension NetworkChannel {
     /// Receives the next message the framer delivers, with its framer message.
     public nonisolated(nonsending) func receive<T>() async throws -> ApplicationProtocol.Message<Data>
     where ApplicationProtocol == Framer<T>, T: FramerProtocol {
-        try await receiveData()
+        try await receiveDecoded()
     }
 }

@@ -42,3 +42,14 @@ extension NetworkChannel where ApplicationProtocol: MessageProtocol {
         return (content, metadata)
     }
 }
+
+/// Protocols whose decoding is known where the channel's type is (Framer, TLV, WebSocket).
+extension NetworkChannel where ApplicationProtocol: ChannelMessageDecoding {
+    /// Receives one message and decodes it with the top protocol, called directly: no casts
+    /// to and from an existential per message (they showed in a framed message's profile).
+    nonisolated(nonsending) func receiveDecoded() async throws -> ApplicationProtocol.Message<ApplicationProtocol.ContentType> {
+        let received = try await core.receive(minimum: 1, maximum: Int.max)
+        if received.isEndOfStream { throw NWError.posix(.ENODATA) }
+        return try applicationProtocol.message(from: received)
+    }
+}

@@ -26,7 +26,7 @@ extension NetworkChannel where ApplicationProtocol == TLV {
 
     /// Receives the next message; its type is in the metadata.
     public nonisolated(nonsending) func receive() async throws -> ApplicationProtocol.Message<Data> {
-        try await receiveData()
+        try await receiveDecoded()
     }
 
     private static func metadata(_ type: Int) throws -> TLVMetadata {

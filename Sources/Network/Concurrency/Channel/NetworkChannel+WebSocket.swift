@@ -34,7 +34,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
     /// Receives the next message (text, binary, or with `autoReplyPing(false)` pings and pongs;
     /// a close message ends the connection, its code in the metadata).
     public nonisolated(nonsending) func receive() async throws -> ApplicationProtocol.Message<Data> {
-        try await receiveData()
+        try await receiveDecoded()
     }
 
     /// Sends a ping and returns when its pong arrives (throws if the connection ends first).

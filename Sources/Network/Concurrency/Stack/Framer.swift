@@ -11,8 +11,9 @@ public struct Framer<T: FramerProtocol>: NetworkProtocolOptions, OneToOneProtoco
     public struct Metadata: NetworkMetadataProtocol, @unchecked Sendable {
         /// The framer's message, with the values its `handleInput` set.
         public let message: NWProtocolFramer.Message?
-        /// The classic metadata, the framer's message among it.
-        public let other: [NWProtocolMetadata]
+        /// The classic metadata, the framer's message among it. (Made when asked for: most
+        /// receivers never look, and an array per message showed in its profile.)
+        public var other: [NWProtocolMetadata] { message.map { [$0] } ?? [] }
     }
 
     /// The framer's options: values set here reach every instance of the framer.
