@@ -24,10 +24,11 @@ extension Flow {
     /// Unflushed messages sent on the loop after which a send takes the usual way.
     static let loopBurstMessages: UInt16 = 256
 
-    /// Whether a message operation issued now may run at once (see above): false at once for
-    /// a flow without a message layer, which callers may ask first.
+    /// Whether a message operation issued now may run at once (see above); callers on any
+    /// thread may ask. (The loop's own fields are read only on the loop: asked from elsewhere,
+    /// they raced with the loop's writes, as ThreadSanitizer reported.)
     package var takesMessageOperationsNow: Bool {
-        messageLayer != nil && batchDepth == 0 && eventLoop.inEventLoop && mailbox.isIdle
+        eventLoop.inEventLoop && messageLayer != nil && batchDepth == 0 && mailbox.isIdle
     }
 
     /// Sends a whole message issued on the loop through the message layer at once: nil when it
