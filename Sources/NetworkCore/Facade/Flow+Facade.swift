@@ -80,15 +80,18 @@ extension Flow {
 
     /// A whole message issued on the flow's event loop, sent at once when it can be (see
     /// `Flow+LoopCallers`): nil when it must be sent with `send(datagram:…)`, else its outcome
-    /// (nil for success).
-    package func sendMessageNow(_ data: Data, metadata: (any AnyObject & Sendable)?) -> FlowError?? {
-        sendMessageNowOnLoop(data, metadata: metadata)
+    /// (nil for success). `cancelled`, asked only when the message could go, keeps it back.
+    package func sendMessageNow(
+        _ data: Data, metadata: (any AnyObject & Sendable)?, unless cancelled: @autoclosure () -> Bool
+    ) -> FlowError?? {
+        sendMessageNowOnLoop(data, metadata: metadata, unless: cancelled)
     }
 
     /// A receive issued on the flow's event loop that completes at once, taken without a
     /// completion (see `Flow+LoopCallers`); nil when it must be queued with `receive`.
-    package func receiveNow(minimum: Int, maximum: Int) -> DataReceiveOutcome? {
-        receiveNowOnLoop(minimum: minimum, maximum: maximum).map(DataReceiveOutcome.init)
+    /// `cancelled`, asked only when a message could be taken, keeps it there.
+    package func receiveNow(minimum: Int, maximum: Int, unless cancelled: @autoclosure () -> Bool) -> DataReceiveOutcome? {
+        receiveNowOnLoop(minimum: minimum, maximum: maximum, unless: cancelled).map(DataReceiveOutcome.init)
     }
 
     /// Runs `body` on the flow's event loop, later.

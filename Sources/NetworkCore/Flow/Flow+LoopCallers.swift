@@ -24,20 +24,21 @@ extension Flow {
     /// Unflushed messages sent on the loop after which a send takes the usual way.
     static let loopBurstMessages: UInt16 = 256
 
-    /// Whether a message operation issued now may run at once (see above); callers on any
-    /// thread may ask. (The loop's own fields are read only on the loop: asked from elsewhere,
-    /// they raced with the loop's writes, as ThreadSanitizer reported.)
-    package var takesMessageOperationsNow: Bool {
+    /// Whether a message operation issued now may run at once (see above), asked first by
+    /// every such operation, on any thread. (The loop's own fields are read only on the loop:
+    /// asked from elsewhere, they raced with the loop's writes, as ThreadSanitizer reported.)
+    var takesMessageOperationsNow: Bool {
         eventLoop.inEventLoop && messageLayer != nil && batchDepth == 0 && mailbox.isIdle
     }
 
     /// Sends a whole message issued on the loop through the message layer at once: nil when it
-    /// must go the usual way (`send(datagram:…)`), else its outcome (it is then done).
-    func sendMessageNowOnLoop(_ data: Data, metadata: (any AnyObject & Sendable)?) -> FlowError?? {
-        guard transportKind.isStream, datagramOutbox.isEmpty, uncopiedSends.isEmpty, !sendPath.writeClosed,
-            !sendPath.holdsPartialMessage, loopUnflushedBytes < Self.loopBurstBytes,
+    /// must go the usual way (`send(datagram:…)`), or when `stop` (asked last) says so, else its
+    /// outcome (it is then done).
+    func sendMessageNowOnLoop(_ data: Data, metadata: (any AnyObject & Sendable)?, unless stop: () -> Bool) -> FlowError?? {
+        guard takesMessageOperationsNow, transportKind.isStream, datagramOutbox.isEmpty, uncopiedSends.isEmpty,
+            !sendPath.writeClosed, !sendPath.holdsPartialMessage, loopUnflushedBytes < Self.loopBurstBytes,
             loopUnflushedMessages < Self.loopBurstMessages, case .write = machine.sendDecision,
-            let layer = messageLayer, let channel = transport.channel, channel.isWritable, takesMessageOperationsNow
+            let layer = messageLayer, let channel = transport.channel, channel.isWritable, !stop()
         else { return nil }
         var bytes = ByteBufferAllocator().buffer(capacity: data.count)
         bytes.writeBytes(data)
@@ -64,9 +65,9 @@ extension Flow {
 
     /// A receive issued on the loop that completes at once: its outcome, taken from what is
     /// buffered without queueing a receiver; nil when it must wait (or ends the stream, or
-    /// fails: those go the usual way).
-    func receiveNowOnLoop(minimum: Int, maximum: Int) -> ReceiveOutcome? {
-        guard takesMessageOperationsNow, machine.receiveRejection == nil,
+    /// fails: those go the usual way), or when `stop` (asked last) says so.
+    func receiveNowOnLoop(minimum: Int, maximum: Int, unless stop: () -> Bool) -> ReceiveOutcome? {
+        guard takesMessageOperationsNow, machine.receiveRejection == nil, !stop(),
             let outcome = receives.takeNow(minimum: minimum, maximum: maximum)
         else { return nil }
         requestReadIfNeeded()

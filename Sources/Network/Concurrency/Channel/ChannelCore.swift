@@ -113,9 +113,7 @@ final class ChannelCore: Sendable {
         if let refusal { throw refusal.error }
         startIfNeeded()
         // On the flow's own loop, with a message already there: no waiter, no suspension.
-        if flow.takesMessageOperationsNow, !Task.isCancelled,
-            let outcome = flow.receiveNow(minimum: minimum, maximum: maximum)
-        {
+        if let outcome = flow.receiveNow(minimum: minimum, maximum: maximum, unless: Task.isCancelled) {
             switch Self.received(outcome) {
             case .success(let received): return received
             case .failure(let error): throw NWError(error)
@@ -170,8 +168,8 @@ final class ChannelCore: Sendable {
         if let refusal { throw refusal.error }
         startIfNeeded()
         // On the flow's own loop, a whole message the layer takes at once: no waiter, no suspension.
-        if isComplete, !closesWrite, let content, flow.takesMessageOperationsNow, !Task.isCancelled,
-            let outcome = flow.sendMessageNow(content, metadata: layerMessage)
+        if isComplete, !closesWrite, let content,
+            let outcome = flow.sendMessageNow(content, metadata: layerMessage, unless: Task.isCancelled)
         {
             if let error = outcome { throw NWError(error) }
             return
