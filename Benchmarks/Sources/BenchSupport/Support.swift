@@ -28,7 +28,7 @@ public struct Options: Sendable {
     public var sharedParameters = false  // Network mem and tls-handshake: one NWParameters object for all connections
     public var verifyBlock = false  // Network TLS only: accept the certificate in a verify block instead of peer_authentication_required = false
     public var name: String?
-    public var api = "classic"  // "async": Network's 2025 API (NetworkConnection); NIO's NIOAsyncChannel
+    public var api = "classic"  // "async": Network's 2025 API (NetworkConnection); NIO's NIOAsyncChannel; "loop-task" (NIO, rr): a task per connection on a bare continuation
     public var cert: String?  // Network quic-server: PEM certificate chain
     public var key: String?  // Network quic-server: PEM private key
     public var mode = "listener"  // Network udp-recv: "listener" (NWListener) or "connection" (one NWConnection to the sender)

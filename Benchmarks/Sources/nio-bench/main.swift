@@ -5,14 +5,15 @@ import NIOCore
 import NIOPosix
 
 let o = Options.parse(CommandLine.arguments)
-let impl = o.api == "async" ? "nio-async" : "nio"
+let impl = o.api == "async" ? "nio-async" : o.api == "loop-task" ? "nio-loop-task" : "nio"
 let group = makeEventLoopGroup(threads: o.threads)
 
 switch o.scenario {
-case "rr" where o.api == "async":
+case "rr" where o.api == "async" || o.api == "loop-task":
     let client = NIOAsyncRoundTripClient(group: group, host: o.host, port: o.port, nports: o.nports, conns: o.conns, size: o.size)
     let control = RunControl(activeConnections: o.conns)
-    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    let start = o.api == "async" ? client.start : client.startOnLoopTasks
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { start(control) }
     emit(impl: impl, scenario: o.name ?? "rr\(o.conns)", value: r.perSecond, unit: "ops/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
 case "bulk" where o.api == "async":

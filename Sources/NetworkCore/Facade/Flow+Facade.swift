@@ -78,6 +78,11 @@ extension Flow {
         receive(minimum: minimum, maximum: maximum, receiver: FlowReceiver(dataCompletion))
     }
 
+    /// Queues a receive that resumes the task suspended on `continuation` with its outcome.
+    package func receive(minimum: Int, maximum: Int, resuming continuation: UnsafeContinuation<DataReceiveOutcome, Never>) {
+        receive(minimum: minimum, maximum: maximum, receiver: FlowReceiver(resuming: continuation))
+    }
+
     /// A whole message issued on the flow's event loop, sent at once when it can be (see
     /// `Flow+LoopCallers`): nil when it must be sent with `send(datagram:…)`, else its outcome
     /// (nil for success). `cancelled`, asked only when the message could go, keeps it back.

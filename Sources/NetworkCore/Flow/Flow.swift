@@ -317,7 +317,7 @@ package final class Flow: @unchecked Sendable {
     /// read outstanding and nothing buffered, it does not wake the loop: the loop takes it when
     /// the read brings something (`FlowInbox.readArmed`).
     func receive(minimum: Int, maximum: Int, receiver: FlowReceiver) {
-        if takesMessageOperationsNow {
+        if takesOperationsNow {
             return receiveOnLoop(minimum: minimum, maximum: maximum, receiver: receiver)
         }
         // (A receive the loop answers at once, such as invalid bounds, must reach it now.)

@@ -5,10 +5,11 @@ import Testing
 
 @testable import Network
 
-/// Message operations a task issues on its connection's own event loop (`withNetworkConnection`'s
-/// body prefers it): they run at once instead of through the flow's mailbox, sends leave in one
-/// flush per loop turn, and a receive with a message already there does not suspend
-/// (`Flow+LoopCallers`). Against `game_peer.py`, python's reading of the same game protocol.
+/// Operations a task issues on its connection's own event loop (`withNetworkConnection`'s body
+/// prefers it): they run at once instead of through the flow's mailbox, message sends leave in
+/// one flush per loop turn, and a receive with a message (or bytes) already there does not
+/// suspend (`Flow+LoopCallers`). Against `game_peer.py`, python's reading of the same game
+/// protocol, and a python stream that arrives in drips.
 @Suite("Concurrency.LoopCallers")
 struct LoopCallerTests {
     @Test("on the connection's loop, 64 messages sent in a row pass the framer at once, complete without waiting for the socket, leave in one flush, and come back in order")
@@ -96,6 +97,50 @@ struct LoopCallerTests {
         }
         try await peer.process.waitForOutput(containing: "frames \(2 * count)", timeout: 30)
         #expect(!String(decoding: peer.process.standardOutput, as: UTF8.self).contains("bad at"))
+    }
+
+    @Test("stream receives on the loop, some served from what is buffered, others queued directly with the flow: 200,000 bytes arriving in drips of 1 to 3,000 bytes come out whole and in order, then the end of the stream")
+    func streamReceivesInDrips() async throws {
+        guard let python = PeerProcess.executable("python3", package: "python3") else { return }
+        // (Deterministic drips: sizes from a fixed seed, a pause after every tenth.)
+        let script = """
+            import random, socket, sys, time
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+            print("port", s.getsockname()[1], flush=True)
+            c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            data = bytes((i * 7 + i // 251) % 256 for i in range(200000))
+            rng = random.Random(7); at = 0; n = 0
+            while at < len(data):
+                size = rng.randint(1, 3000); c.sendall(data[at:at + size]); at += size; n += 1
+                if n % 10 == 0: time.sleep(0.002)
+            c.shutdown(socket.SHUT_WR); c.recv(1); c.close()
+            """
+        let process = try PeerProcess(python, ["-c", script])
+        defer { process.stop() }
+        try await process.waitForOutput(containing: "port ")
+        let text = String(decoding: process.standardOutput, as: UTF8.self)
+        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("port ") }.flatMap { UInt16($0.dropFirst(5)) })
+        var expected = Data(count: 200_000)
+        for index in 0..<expected.count { expected[index] = UInt8(truncatingIfNeeded: index * 7 + index / 251) }
+        var received = Data()
+        try await withNetworkConnection(to: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!), using: { TCP() }) { connection in
+            var turn = 0
+            while received.count < expected.count {
+                // Exact sizes (waiting for several drips) and whatever is there (often buffered).
+                let left = expected.count - received.count
+                let content: Data
+                if turn % 2 == 0 {
+                    content = try await connection.receive(exactly: min(1_000 + turn % 5_000, left)).content
+                } else {
+                    content = try await connection.receive(atMost: 4_096).content
+                }
+                #expect(!content.isEmpty)
+                received.append(content)
+                turn += 1
+            }
+            #expect(try await connection.receive(atMost: 10).metadata.endOfStream)
+        }
+        #expect(received == expected)
     }
 }
 

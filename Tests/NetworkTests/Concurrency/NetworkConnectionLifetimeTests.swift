@@ -62,6 +62,56 @@ struct NetworkConnectionLifetimeTests {
         _ = await server.stop()
     }
 
+    @Test("the scope's task cancelled while it waits in a receive: CancellationError out of withNetworkConnection, the connection cancelled, the peer sees the end (the scope's one cancellation handler, none per wait)")
+    func scopeTaskCancelledInReceive() async throws {
+        let outcomes = Recorder<String>()
+        let server = try await Self.reportingListener(outcomes)
+        let states = Recorder<NetworkChannel<TCP>.State>()
+        let progress = Recorder<String>()
+        let scope = Task {
+            try await withNetworkConnection(to: server.endpoint, using: { TCP() }) { connection in
+                connection.onStateUpdate { _, state in states.append(state) }
+                try await connection.send(Data("hi".utf8))
+                _ = try await connection.receive(exactly: 2)
+                progress.append("waiting")
+                // (Nothing more comes: only the cancellation ends this.)
+                _ = try await connection.receive(exactly: 1)
+                progress.append("received")
+            }
+        }
+        _ = try await progress.wait(count: 1, "the scope waits in its second receive", timeout: 5)
+        try await Task.sleep(for: .milliseconds(20))
+        scope.cancel()
+        await #expect(throws: CancellationError.self) { try await scope.value }
+        #expect(progress.values == ["waiting"])
+        #expect(states.values.last == .cancelled, "\(states.values)")
+        #expect(try await outcomes.wait(count: 1, "the server's receive ends", timeout: 2) == ["end of stream"])
+        _ = await server.stop()
+    }
+
+    @Test("another task waiting in a receive on the scope's connection, cancelled alone, installs its own handler: it sees CancellationError, the connection is cancelled, the scope goes on")
+    func otherTaskCancelledInReceive() async throws {
+        let outcomes = Recorder<String>()
+        let server = try await Self.reportingListener(outcomes)
+        let states = Recorder<NetworkChannel<TCP>.State>()
+        try await withNetworkConnection(to: server.endpoint, using: { TCP() }) { connection in
+            connection.onStateUpdate { _, state in states.append(state) }
+            try await connection.send(Data("hi".utf8))
+            _ = try await connection.receive(exactly: 2)
+            let other = Task { try await connection.receive(exactly: 1) }
+            try await Task.sleep(for: .milliseconds(50))
+            other.cancel()
+            await #expect(throws: CancellationError.self) { try await other.value }
+            try await states.wait("cancelled") { $0.last == .cancelled }
+            // The scope's task itself is not cancelled: its next operation fails with the
+            // connection's error, not CancellationError.
+            #expect(!Task.isCancelled)
+            await #expect(throws: NWError.self) { try await connection.send(Data("late".utf8)) }
+        }
+        #expect(try await outcomes.wait(count: 1, "the server's receive ends", timeout: 2) == ["end of stream"])
+        _ = await server.stop()
+    }
+
     @Test("releasing the last reference to a started connection closes it")
     func releaseCloses() async throws {
         let outcomes = Recorder<String>()

@@ -20,6 +20,8 @@ final class ChannelCore: Sendable {
     let accepted: Bool
     /// The connection's life: started, state, and who waits for what.
     private let lifecycle = ChannelLifecycle()
+    /// The task whose scope the channel lives in, if it has one (see `ScopeTask`).
+    let scope = ScopeTask()
 
     /// Where the connections of all async channels deliver their state and path events.
     static let queue = DispatchQueue(label: "network.channel")
@@ -112,21 +114,22 @@ final class ChannelCore: Sendable {
     nonisolated(nonsending) func receive(minimum: Int, maximum: Int) async throws -> Received {
         if let refusal { throw refusal.error }
         startIfNeeded()
+        let flow = self.flow
+        let outcome: DataReceiveOutcome
         // On the flow's own loop, with a message already there: no waiter, no suspension.
-        if let outcome = flow.receiveNow(minimum: minimum, maximum: maximum, unless: Task.isCancelled) {
-            switch Self.received(outcome) {
-            case .success(let received): return received
-            case .failure(let error): throw NWError(error)
+        if let now = flow.receiveNow(minimum: minimum, maximum: maximum, unless: Task.isCancelled) {
+            outcome = now
+        } else {
+            outcome = try await whileCancellable {
+                await withUnsafeContinuation { flow.receive(minimum: minimum, maximum: maximum, resuming: $0) }
             }
         }
-        let flow = self.flow
-        return try await cancellable { (continuation: ChannelContinuation<Received>) in
-            flow.receive(minimum: minimum, maximum: maximum) { outcome in
-                switch Self.received(outcome) {
-                case .success(let received): continuation.resume(returning: received)
-                case .failure(let error): continuation.resume(throwing: NWError(error))
-                }
-            }
+        switch Self.received(outcome) {
+        case .success(let received): return received
+        case .failure(let error):
+            // (A cancelled task's receive ends as its connection does: cancelled.)
+            if Task.isCancelled { throw CancellationError() }
+            throw NWError(error)
         }
     }
 
@@ -183,27 +186,42 @@ final class ChannelCore: Sendable {
         }
     }
 
-    /// Waits for what `start` sets off to resume the continuation. If the waiting task is
-    /// cancelled the connection is cancelled, which ends the wait at once (the flow fails its
-    /// pending operations), and `alsoOnCancel` runs; the task then sees `CancellationError`.
+    /// Waits for what `start` sets off to resume the continuation (see `whileCancellable`).
     nonisolated(nonsending) func cancellable<T>(
-        _ start: (ChannelContinuation<T>) -> Void, alsoOnCancel: @Sendable () -> Void = {}
+        _ start: (ChannelContinuation<T>) -> Void, alsoOnCancel: (@Sendable () -> Void)? = nil
+    ) async throws -> T {
+        try await whileCancellable(alsoOnCancel: alsoOnCancel) { try await Self.suspend(start) }
+    }
+
+    /// Runs `wait`; if the waiting task is cancelled the connection is cancelled, which ends the
+    /// wait at once (the flow fails its pending operations), and `alsoOnCancel` runs; the task
+    /// then sees `CancellationError`. In the channel's scope task, whose cancellation handler
+    /// cancels the connection for the whole scope, a wait that needs nothing else on cancel
+    /// installs no handler of its own.
+    nonisolated(nonsending) func whileCancellable<T>(
+        alsoOnCancel: (@Sendable () -> Void)? = nil, _ wait: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         do {
+            if alsoOnCancel == nil, scope.isCurrent { return try await wait() }
             return try await withTaskCancellationHandler {
-                #if DEBUG
-                try await withCheckedThrowingContinuation(start)
-                #else
-                try await withUnsafeThrowingContinuation(start)
-                #endif
+                try await wait()
             } onCancel: {
                 self.cancel()
-                alsoOnCancel()
+                alsoOnCancel?()
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw error
         }
+    }
+
+    /// Suspends until what `start` sets off resumes the continuation.
+    private nonisolated(nonsending) static func suspend<T>(_ start: (ChannelContinuation<T>) -> Void) async throws -> T {
+        #if DEBUG
+        try await withCheckedThrowingContinuation(start)
+        #else
+        try await withUnsafeThrowingContinuation(start)
+        #endif
     }
 
     /// Sends one message without waiting for it to be taken.

@@ -106,7 +106,7 @@ extension NetworkConnection where ApplicationProtocol == QUIC {
                     // On the stream's loop: its sends and receives cross no thread.
                     group.addTask(executorPreference: stream.core.taskExecutor) {
                         do {
-                            try await handler(stream)
+                            try await stream.core.scope.run(cancelling: stream.core) { try await handler(stream) }
                         } catch {
                             // (Its own failure: the stream ends, the connection goes on.)
                             stream.core.connection.forceCancel()

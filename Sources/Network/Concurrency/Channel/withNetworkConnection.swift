@@ -34,14 +34,15 @@ public nonisolated(nonsending) func withNetworkConnection<ApplicationProtocol: O
 
 /// Runs `handler` preferring the connection's event loop as its executor (nonisolated code in it
 /// then runs on the loop's thread: a receive resumes it without a thread hop, and a send goes out
-/// from there at once; code isolated to an actor still runs on the actor), then closes the
+/// from there at once; code isolated to an actor still runs on the actor), as the connection's
+/// scope (a cancellation of the task cancels the connection, see `ScopeTask`), then closes the
 /// connection.
 private nonisolated(nonsending) func withClosing<ApplicationProtocol>(
     _ connection: NetworkConnection<ApplicationProtocol>, _ handler: (NetworkConnection<ApplicationProtocol>) async throws -> Void
 ) async throws {
     do {
         try await withTaskExecutorPreference(connection.core.taskExecutor) {
-            try await handler(connection)
+            try await connection.core.scope.run(cancelling: connection.core) { try await handler(connection) }
         }
     } catch {
         await connection.closeAndWait()

@@ -181,7 +181,7 @@ public final class NetworkListener<ApplicationProtocol: NetworkProtocolOptions>:
                         // cross no thread.
                         group.addTask(executorPreference: connection.core.taskExecutor) {
                             do {
-                                try await handler(connection)
+                                try await connection.core.scope.run(cancelling: connection.core) { try await handler(connection) }
                             } catch {
                                 // (Its own failure: the connection ends, the listener goes on.)
                                 connection.core.cancel()
