@@ -44,11 +44,9 @@ extension Flow {
             loopUnflushedMessages < Self.loopBurstMessages, case .write = machine.sendDecision,
             let layer = messageLayer, let channel = transport.channel, channel.isWritable, !stop()
         else { return nil }
-        var bytes = ByteBufferAllocator().buffer(capacity: data.count)
-        bytes.writeBytes(data)
         NetworkLog.traceConnection("send message of \(data.count) bytes (on the loop)", metadata: logMetadata)
         report.sentBytes += UInt64(data.count)
-        layer.send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
+        layer.send(copying: data, metadata: metadata)
         needsFlush = true
         loopUnflushedBytes &+= UInt32(clamping: data.count)
         loopUnflushedMessages += 1

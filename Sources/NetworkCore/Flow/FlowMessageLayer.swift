@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// The layer right under a framed flow's handler (the top framer, or WebSocket's message
@@ -9,6 +10,17 @@ import NIOCore
 protocol FlowMessageLayer: AnyObject {
     /// A message from the flow, as a pipeline write would bring it.
     func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?)
+    /// A whole message the application sent from the loop (`Flow+LoopCallers`), still in its
+    /// `Data`: the layer copies it into a buffer of its choosing.
+    func send(copying data: Data, metadata: (any AnyObject & Sendable)?)
     /// From now on the layer's messages go to `receiver` instead of up the pipeline.
     func deliverMessages(to receiver: any FramedMessageReceiver)
+}
+
+extension FlowMessageLayer {
+    func send(copying data: Data, metadata: (any AnyObject & Sendable)?) {
+        var bytes = ByteBufferAllocator().buffer(capacity: data.count)
+        bytes.writeBytes(data)
+        send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
+    }
 }

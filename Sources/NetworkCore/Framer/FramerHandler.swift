@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import NIOCore
 import NetworkDNS
 
@@ -32,6 +33,13 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
     /// The flow's handler right above, when this is the top framer (`FlowMessageLayer`):
     /// messages go to it in a direct call, not through the pipeline.
     private var receiver: (any FramedMessageReceiver)?
+    /// The buffer the application's messages sent from the loop are copied into
+    /// (`send(copying:metadata:)`), kept for the next: once the framer has written a small
+    /// message out (into its gathered output), nothing else holds it, and the next message
+    /// reuses it without an allocation (else copy-on-write gives that one fresh storage).
+    private var outgoing: ByteBuffer?
+    /// Messages longer than this get a buffer of their own, not kept.
+    private static var outgoingKept: Int { 2048 }
 
     init(_ host: FramerHost, startsAtOnce: Bool = true, framerAbove: Bool = false, framerBelow: Bool = false) {
         self.host = host
@@ -65,12 +73,27 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
         self.context = nil
         channel = nil
         receiver = nil
+        outgoing = nil
     }
 
     // MARK: - FlowMessageLayer
 
     func send(_ message: FramedMessage, promise: EventLoopPromise<Void>?) {
         host.send(message, promise: promise)
+    }
+
+    func send(copying data: Data, metadata: (any AnyObject & Sendable)?) {
+        guard data.count <= Self.outgoingKept else {
+            var bytes = ByteBufferAllocator().buffer(capacity: data.count)
+            bytes.writeBytes(data)
+            return host.send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
+        }
+        var bytes = outgoing ?? ByteBufferAllocator().buffer(capacity: data.count)
+        outgoing = nil
+        bytes.clear()
+        bytes.writeBytes(data)
+        outgoing = bytes
+        host.send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
     }
 
     func deliverMessages(to receiver: any FramedMessageReceiver) {

@@ -98,6 +98,34 @@ struct FramerInputTests {
         #expect(ranAtEnd && shown == 2 && complete)
     }
 
+    /// Parsing shows the buffered bytes in place (no copy of the rest of the read per message,
+    /// which mutable access to storage that delivered slices share made before): a framer that
+    /// unmasks a body in its parse step (XOR, as WebSocket does) delivers the unmasked bytes
+    /// without copying them, and the messages delivered before keep their own bytes.
+    @Test func aFramerWritingIntoWhatItIsShownChangesOnlyTheMessageItParses() throws {
+        var input = Input(maximumMessageLength: 1 << 20)
+        // Three messages in one read: 2-byte length, body XOR 0x5A.
+        let bodies: [[UInt8]] = [[1, 2, 3], [4, 5, 6, 7], [8]]
+        var wire: [UInt8] = []
+        for body in bodies { wire += [0, UInt8(body.count)] + body.map { $0 ^ 0x5A } }
+        _ = try input.append(ByteBuffer(bytes: wire))
+        var delivered: [ByteBuffer] = []
+        while input.bufferedBytes > 0 {
+            var length = 0
+            let parsed = input.parse(minimum: 2, maximum: Int.max) { buffer, _ in
+                guard let buffer, buffer.count >= 2 else { return 0 }
+                length = Int(buffer[0]) << 8 | Int(buffer[1])
+                for index in 2..<2 + length { buffer[index] ^= 0x5A }
+                return 2
+            }
+            #expect(parsed)
+            let (delivery, whole) = try input.deliver(length: length, message: 0, isComplete: true)
+            #expect(whole)
+            delivered.append(try #require(delivery).bytes)
+        }
+        #expect(delivered.map { Array($0.readableBytesView) } == bodies)
+    }
+
     @Test func aHugeAnnouncedLengthFailsAtOnceWithoutBuffering() throws {
         var input = Input(maximumMessageLength: 1 << 20)
         _ = try input.append(ByteBuffer(bytes: Self.encode([(9, [])]).prefix(1) + [0xFF, 0xFF, 0xFF, 0xFF]))
