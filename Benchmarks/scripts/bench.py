@@ -83,9 +83,11 @@ def scenarios(a):
               ["nio", "network", "network-async"]))
     s.append(("ws", "WebSocket binary messages (64-byte payload) echoed by a NIOWebSocket server (`nio-bench ws-server`, "
               "the same for every client), 1 connection, 16 in flight (Network: NWProtocolWebSocket, 16 receives "
-              "pending; NIO: NIOWebSocket's client upgrader and frame codec, answers flushed once per read; python: "
-              "`websockets` asyncio client, no compression)",
-              "msgs/s", "higher", ["ws", "--size", "64", "--window", "16"] + timed, ["nio", "network", "python-websockets"]))
+              "pending; Network, 2025 API: a `WebSocket` block in `withNetworkConnection`, one task that answers each "
+              "message it receives; NIO: NIOWebSocket's client upgrader and frame codec, answers flushed once per read; "
+              "python: `websockets` asyncio client, no compression)",
+              "msgs/s", "higher", ["ws", "--size", "64", "--window", "16"] + timed,
+              ["nio", "network", "network-async", "python-websockets"]))
     s.append(("hop", "event loop → Dispatch queue → event loop, no I/O (one op = one round: the hop Apple's contract "
               "forces plus the hop back that a send from a callback makes)",
               "rounds/s", "higher", ["hop"] + timed, ["nio"]))
@@ -503,6 +505,12 @@ def write_report(a, scen, by_pin, total):
         targets.append((f"WebSocket echo, {where}: Network's NWProtocolWebSocket ≥ 0.8 × NIOWebSocket", nw_nio(pin, "ws"),
                         lambda r: r >= 0.8, "{:.2f}×"))
         targets.append((f"WebSocket echo, {where}: Network ≥ 3 × python `websockets`", nw_python(pin, "ws"),
+                        lambda r: r >= 3, "{:.2f}×"))
+        targets.append((f"WebSocket echo, {where}: the same through the 2025 API (`WebSocket`) ≥ 0.8 × NIOWebSocket",
+                        ratio(median_of(results, "ws", "network-async"), median_of(results, "ws", "nio")),
+                        lambda r: r >= 0.8, "{:.2f}×"))
+        targets.append((f"WebSocket echo, {where}: the 2025 API ≥ 3 × python `websockets`",
+                        ratio(median_of(results, "ws", "network-async"), median_of(results, "ws", "python-websockets")),
                         lambda r: r >= 3, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: Network ≥ 0.95 × NIO", nw_nio(pin, "bulk"), lambda r: r >= 0.95, "{:.2f}×"))
         targets.append((f"Bulk TCP, {where}: client CPU per MiB ≤ 1.3 × NIO's", cpu_ratio(pin, "bulk"), lambda r: r <= 1.3, "{:.2f}×"))

@@ -28,13 +28,14 @@ case "udp" where o.api == "async":
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys,
          extra: ["errors": Double(control.errors), "sent_total": Double(r.totalOps)])
     client.close()
-case "framed" where o.api == "async":
-    let client = NWAsyncFramedClient(host: o.host, port: o.port, size: o.size, window: o.window)
+case "framed" where o.api == "async", "ws" where o.api == "async":
+    let start = o.scenario == "ws"
+        ? NWAsyncWebSocketClient(host: o.host, port: o.port, size: o.size, window: o.window).start
+        : NWAsyncFramedClient(host: o.host, port: o.port, size: o.size, window: o.window).start
     let control = RunControl(activeConnections: 1)
-    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { client.start(control) }
+    let r = measureTimed(control: control, warmup: o.warmup, duration: o.duration) { start(control) }
     emit(impl: impl, scenario: o.name ?? o.scenario, value: r.perSecond, unit: "msgs/s", ops: Double(r.ops),
          seconds: r.seconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, extra: ["errors": Double(control.errors)])
-    client.close()
 case _ where o.api == "async":
     fail("scenario \(o.scenario) has no async form")
 case "rr":

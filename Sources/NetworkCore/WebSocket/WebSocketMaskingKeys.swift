@@ -16,10 +16,12 @@ struct WebSocketMaskingKeys {
     /// The next key; refills the block when it is used up.
     mutating func take() -> WebSocketMaskingKey {
         if next + 4 > block.count { refill() }
-        let word = block.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: next, as: UInt32.self) }
+        var word = BlockWord(word: block.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: next, as: UInt32.self) })
         next += 4
-        // (Four bytes always make a key.)
-        return WebSocketMaskingKey(FourBytes(word)) ?? .random()
+        // (NIO's key from a collection is generic and not inlinable: unspecialized, it cost four
+        // allocations per key. Its inlinable `random(using:)` asks a generator for the whole
+        // 32-bit range, which takes one value as it is.)
+        return .random(using: &word)
     }
 
     private mutating func refill() {
@@ -38,18 +40,11 @@ struct WebSocketMaskingKeys {
     }
 }
 
-/// A key's four bytes as a collection NIO's key initializer takes without an array.
-private struct FourBytes: RandomAccessCollection {
+/// Four of the block's bytes as a generator, for `WebSocketMaskingKey.random(using:)`.
+private struct BlockWord: RandomNumberGenerator {
     let word: UInt32
 
-    init(_ word: UInt32) {
-        self.word = word
-    }
-
-    var startIndex: Int { 0 }
-    var endIndex: Int { 4 }
-
-    subscript(position: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: word >> (8 * UInt32(position)))
+    mutating func next() -> UInt64 {
+        UInt64(word) | UInt64(word) << 32
     }
 }

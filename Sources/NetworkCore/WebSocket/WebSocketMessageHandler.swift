@@ -97,7 +97,7 @@ final class WebSocketMessageHandler: ChannelDuplexHandler, FlowMessageLayer, @un
         case .none:
             break
         case .message(let kind, let bytes):
-            up(FramedMessage(bytes: bytes, metadata: WebSocketMessageInfo(kind: kind)), context: context)
+            up(FramedMessage(bytes: bytes, metadata: WebSocketMessageInfo.plain(kind)), context: context)
         case .ping(let payload):
             NetworkLog.connection.trace("websocket: ping of \(payload.readableBytes) bytes\(autoReplyPing ? ", answered" : "")")
             if autoReplyPing {

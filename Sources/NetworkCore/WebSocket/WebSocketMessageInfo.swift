@@ -11,6 +11,20 @@ package final class WebSocketMessageInfo: Sendable {
     /// or with an error when the connection ends first.
     package let pongHandler: (@Sendable (FlowError?) -> Void)?
 
+    /// One shared by every plain binary (and text) message sent: it holds nothing else, and an
+    /// object per send cost an allocation each.
+    package static let binary = WebSocketMessageInfo(kind: .binary)
+    package static let text = WebSocketMessageInfo(kind: .text)
+
+    /// The info of a message of `kind` that carries nothing else: shared for binary and text.
+    package static func plain(_ kind: WebSocketMessageKind) -> WebSocketMessageInfo {
+        switch kind {
+        case .binary: binary
+        case .text: text
+        default: WebSocketMessageInfo(kind: kind)
+        }
+    }
+
     package init(kind: WebSocketMessageKind, closeCode: UInt16? = nil, pongHandler: (@Sendable (FlowError?) -> Void)? = nil) {
         self.kind = kind
         self.closeCode = closeCode

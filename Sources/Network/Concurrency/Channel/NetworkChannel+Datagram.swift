@@ -13,7 +13,7 @@ extension NetworkChannel where ApplicationProtocol: DatagramProtocol {
     public nonisolated(nonsending) func send<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        try await core.sendMessage(Data(content), layerMessage: nil, marking: DatagramMarking(builder()))
+        try await core.sendMessage(Data(messageContent: content), layerMessage: nil, marking: DatagramMarking(builder()))
     }
 }
 

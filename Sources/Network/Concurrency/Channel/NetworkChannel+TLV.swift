@@ -10,7 +10,7 @@ extension NetworkChannel where ApplicationProtocol == TLV {
         _ content: Content, type: Int, lastMessage: Bool = false,
         @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        try await core.sendMessage(Data(content), layerMessage: try Self.metadata(type), closesWrite: lastMessage)
+        try await core.sendMessage(Data(messageContent: content), layerMessage: try Self.metadata(type), closesWrite: lastMessage)
     }
 
     /// Sends a message of `type` without waiting for the stack to take it.
@@ -21,7 +21,7 @@ extension NetworkChannel where ApplicationProtocol == TLV {
         // (An invalid type still reaches the framer, which then fails the connection with
         // EINVAL: there is nothing to throw it to here.)
         let metadata = (try? Self.metadata(type)) ?? TLVMetadata(type: UInt64.max)
-        core.sendMessageIdempotent(Data(content), layerMessage: metadata, closesWrite: lastMessage)
+        core.sendMessageIdempotent(Data(messageContent: content), layerMessage: metadata, closesWrite: lastMessage)
     }
 
     /// Receives the next message; its type is in the metadata.

@@ -7,28 +7,28 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
     public nonisolated(nonsending) func send<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        try await core.sendMessage(Data(content), layerMessage: WebSocketMessageInfo(kind: .binary))
+        try await core.sendMessage(Data(messageContent: content), layerMessage: WebSocketMessageInfo.binary)
     }
 
     /// Sends `content` as one text message (UTF-8).
     public nonisolated(nonsending) func send(
         _ content: String, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) async throws {
-        try await core.sendMessage(Data(content.utf8), layerMessage: WebSocketMessageInfo(kind: .text))
+        try await core.sendMessage(Data(content.utf8), layerMessage: WebSocketMessageInfo.text)
     }
 
     /// Sends a binary message without waiting for the stack to take it.
     public func sendIdempotent<Content: DataProtocol>(
         _ content: Content, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) {
-        core.sendMessageIdempotent(Data(content), layerMessage: WebSocketMessageInfo(kind: .binary))
+        core.sendMessageIdempotent(Data(messageContent: content), layerMessage: WebSocketMessageInfo.binary)
     }
 
     /// Sends a text message without waiting for the stack to take it.
     public func sendIdempotent(
         _ content: String, @ProtocolMetadataBuilder metadata builder: () -> [NWProtocolMetadata] = { [] }
     ) {
-        core.sendMessageIdempotent(Data(content.utf8), layerMessage: WebSocketMessageInfo(kind: .text))
+        core.sendMessageIdempotent(Data(content.utf8), layerMessage: WebSocketMessageInfo.text)
     }
 
     /// Receives the next message (text, binary, or with `autoReplyPing(false)` pings and pongs;
@@ -72,7 +72,7 @@ extension NetworkChannel where ApplicationProtocol == WebSocket {
         handler: ((Content, Bool) async throws -> Void) async throws -> Void
     ) async throws {
         let core = self.core
-        try await core.sendMessage(Data(content), layerMessage: WebSocketMessageInfo(kind: .binary), isComplete: false)
+        try await core.sendMessage(Data(messageContent: content), layerMessage: WebSocketMessageInfo(kind: .binary), isComplete: false)
         try await handler { piece, isComplete in
             try await core.sendMessage(Data(piece), layerMessage: WebSocketMessageInfo(kind: .binary), isComplete: isComplete)
         }

@@ -74,6 +74,7 @@ extension NWProtocolWebSocket {
             if case .protocolCode(let defined) = code, [.noStatusReceived, .abnormalClosure, .tlsHandshake].contains(defined) {
                 sentCode = nil
             }
+            guard opcode == .close || pong != nil else { return WebSocketMessageInfo.plain(opcode.engineKind) }
             var pongHandler: (@Sendable (FlowError?) -> Void)?
             if let (queue, handler) = pong {
                 pongHandler = { error in
