@@ -19,8 +19,6 @@ protocol FlowMessageLayer: AnyObject {
 
 extension FlowMessageLayer {
     func send(copying data: Data, metadata: (any AnyObject & Sendable)?) {
-        var bytes = ByteBufferAllocator().buffer(capacity: data.count)
-        bytes.writeBytes(data)
-        send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
+        send(FramedMessage(copying: data, metadata: metadata), promise: nil)
     }
 }

@@ -9,11 +9,12 @@ extension ByteBuffer {
     /// The bytes are shown in place, without the copy-on-write that mutable access would make.
     /// Input's storage is shared with the messages delivered from it before (slices of bytes
     /// already consumed, never of these) and with NIO's receive buffer pool (which reuses a
-    /// buffer only once nothing else holds it); an outgoing message's, with the buffer the flow
-    /// keeps to copy its next message into (which it clears before use, and which copy-on-write
-    /// replaces while anything else holds it). So a framer that writes into what it is shown
-    /// changes only bytes no one else reads, as it would in a copy. With the copy, every message
-    /// parsed after another was delivered from the same read copied the whole rest of the read.
+    /// buffer only once nothing else holds it); an outgoing message's, with the buffer
+    /// `FramerHandler` keeps to copy the next message sent from the loop into (cleared before
+    /// use, and replaced by copy-on-write while anything else holds it). So a framer that writes
+    /// into what it is shown changes only bytes no one else reads, as it would in a copy. With
+    /// the copy, every message parsed after another was delivered from the same read copied the
+    /// whole rest of the read.
     mutating func showToFramer(upTo maximum: Int, isComplete: Bool, _ body: (UnsafeMutableRawBufferPointer?, Bool) -> Int) {
         let available = readableBytes
         let shown = Swift.min(available, Swift.max(maximum, 0))

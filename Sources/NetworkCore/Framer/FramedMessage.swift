@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// A whole message between a framer host and the flow above it, with the framer metadata it
@@ -12,5 +13,12 @@ package struct FramedMessage: Sendable {
         self.bytes = bytes
         self.metadata = metadata
         self.isComplete = isComplete
+    }
+
+    /// A whole message of `data`'s bytes, copied into a buffer of its own.
+    package init(copying data: Data, metadata: (any AnyObject & Sendable)?) {
+        var bytes = ByteBufferAllocator().buffer(capacity: data.count)
+        bytes.writeBytes(data)
+        self.init(bytes: bytes, metadata: metadata)
     }
 }

@@ -84,11 +84,11 @@ final class FramerHandler: ChannelDuplexHandler, FramerHostLink, FlowMessageLaye
 
     func send(copying data: Data, metadata: (any AnyObject & Sendable)?) {
         guard data.count <= Self.outgoingKept else {
-            var bytes = ByteBufferAllocator().buffer(capacity: data.count)
-            bytes.writeBytes(data)
-            return host.send(FramedMessage(bytes: bytes, metadata: metadata), promise: nil)
+            return host.send(FramedMessage(copying: data, metadata: metadata), promise: nil)
         }
         var bytes = outgoing ?? ByteBufferAllocator().buffer(capacity: data.count)
+        // (Let go first: with the field still holding it, `clear()` would see the storage
+        // shared and allocate every time.)
         outgoing = nil
         bytes.clear()
         bytes.writeBytes(data)

@@ -69,12 +69,13 @@ extension NWProtocolWebSocket {
         /// What the engine needs to send a message with this metadata.
         var engineInfo: WebSocketMessageInfo {
             let (code, pong) = state.withLock { ($0.closeCode, $0.pongHandler) }
+            // (Most sends: a data message with no pong handler, shared.)
+            guard opcode == .close || pong != nil else { return WebSocketMessageInfo.plain(opcode.engineKind) }
             var sentCode: UInt16? = code.rawValue
             // 1005, 1006 and 1015 are never sent: the close frame then carries no code.
             if case .protocolCode(let defined) = code, [.noStatusReceived, .abnormalClosure, .tlsHandshake].contains(defined) {
                 sentCode = nil
             }
-            guard opcode == .close || pong != nil else { return WebSocketMessageInfo.plain(opcode.engineKind) }
             var pongHandler: (@Sendable (FlowError?) -> Void)?
             if let (queue, handler) = pong {
                 pongHandler = { error in
