@@ -59,8 +59,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try PeerProcess(python, ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path])
         defer { server.stop() }
-        try await server.waitForOutput(containing: "port ")
-        let banner = String(decoding: server.standardOutput, as: UTF8.self)
+        // The whole line: its number can arrive in a later read than "port ".
+        let banner = try await server.waitForLine(containing: "port ").line
         let port = try #require(banner.split(separator: " ").drop(while: { $0 != "port" }).dropFirst().first.flatMap { Int($0) })
         let base = "http://127.0.0.1:\(port)"
 

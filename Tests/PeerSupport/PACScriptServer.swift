@@ -36,9 +36,9 @@ public enum PACScriptServer {
             server.serve_forever()
             """.write(to: program, atomically: true, encoding: .utf8)
         let server = try PeerProcess(python, ["-u", program.path, folder.path, certificate ?? "", key ?? "", downgrade])
-        try await server.waitForOutput(containing: "port ")
-        let banner = String(decoding: server.standardOutput, as: UTF8.self)
-        let port = try #require(banner.split(whereSeparator: { $0 == " " || $0 == "\n" }).drop(while: { $0 != "port" }).dropFirst().first.flatMap { Int($0) })
+        // The whole line: its number can arrive in a later read than "port ".
+        let banner = try await server.waitForLines(startingWith: "port ", count: 1)[0]
+        let port = try #require(Int(banner.dropFirst(5)), "the PAC server said \(banner.debugDescription)")
         return (server, port)
     }
 }

@@ -233,53 +233,6 @@ public final class TestNamespace: @unchecked Sendable {
     deinit { tearDown() }
 }
 
-/// Short programs (ip, nft, useradd, …) run to their end from a test. Fine to wait for with
-/// `waitUntilExit`: they exit by themselves within moments, unlike the daemons `PeerProcess`
-/// runs.
-public enum ShortTool {
-    /// Runs `executable arguments` with `input` on standard input; its exit status and its
-    /// standard output and error, interleaved. The streams go through a temporary file, not a
-    /// pipe, so this process holds no descriptor of them while the tool runs (tests elsewhere
-    /// count this process's descriptors, and namespace setups run many tools).
-    @discardableResult
-    public static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("nwshort-\(UUID().uuidString)")
-        let inputFile = base.appendingPathExtension("in")
-        let outputFile = base.appendingPathExtension("out")
-        defer {
-            try? FileManager.default.removeItem(at: inputFile)
-            try? FileManager.default.removeItem(at: outputFile)
-        }
-        try Data((input ?? "").utf8).write(to: inputFile)
-        try Data().write(to: outputFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        do {
-            let stdin = try FileHandle(forReadingFrom: inputFile)
-            let stdout = try FileHandle(forWritingTo: outputFile)
-            // The child has its own copies once it runs.
-            defer { for handle in [stdin, stdout] { try? handle.close() } }
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stdout
-            try process.run()
-        }
-        process.waitUntilExit()
-        let output = (try? Data(contentsOf: outputFile)) ?? Data()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
-
-    /// Like `run`, but a non-zero exit status is a `TestNamespace.CommandFailed`.
-    @discardableResult
-    public static func check(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let (status, output) = try run(executable, arguments, input: input)
-        guard status == 0 else {
-            throw TestNamespace.CommandFailed(command: [executable] + arguments, status: status, output: output)
-        }
-        return output
-    }
-}
 
 /// A throwaway system account for peers that check passwords against the system's database
 /// (dante's `socksmethod: username`), deleted afterwards whatever happens. Needs root; does

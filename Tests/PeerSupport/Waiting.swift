@@ -27,17 +27,6 @@ public func withTimeout<T: Sendable>(
     }
 }
 
-/// Runs blocking work (raw socket calls, process waits) off the cooperative thread pool, so a
-/// test blocked in `accept` or `recv` cannot starve the tasks it is waiting for. Every blocking
-/// call the tests make has its own timeout, so this always resumes.
-public func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}
-
 /// Sleeps without throwing (a cancelled sleep just returns early).
 public func pause(milliseconds: Int) async {
     try? await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)

@@ -142,11 +142,11 @@ struct BuiltInFramerEndToEndTests {
         flow.start()
         try await states.wait("ready", timeout: 10) { $0.contains(.ready) }
         defer { flow.cancel(force: false) }
-        let writer = Task.detached { server.acceptAndWrite(wire, piece: 5) }
+        let writer = ThreadTask { server.acceptAndWrite(wire, piece: 5) }
         for (type, body) in TLVFramerTests.messages {
             #expect(try await Self.receive(flow) == Message(type: type, body: body))
         }
-        await writer.value
+        try await writer.value
     }
 }
 

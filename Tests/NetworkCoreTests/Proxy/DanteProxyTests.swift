@@ -53,7 +53,7 @@ struct DanteProxyTests {
         // Independent anchor: curl through the same proxy.
         guard let (www, wwwPort) = try await ProxyPeers.startTLSServer(in: directory, ["-www"]) else { return }
         defer { www.stop() }
-        #expect(try ProxyPeers.curl(proxy: "socks5h://127.0.0.1:\(port)", "https://localhost:\(wwwPort)/") == 0)
+        #expect(try await ProxyPeers.curl(proxy: "socks5h://127.0.0.1:\(port)", "https://localhost:\(wwwPort)/") == 0)
 
         // The same server through our tunnel, with TLS added on top as the establishment will.
         let client = try await TunnelClient.open(
@@ -118,9 +118,9 @@ struct DanteProxyTests {
             guard let (www, wwwPort) = try await ProxyPeers.startTLSServer(in: directory, ["-www"]) else { return }
             defer { www.stop() }
             let url = "https://localhost:\(wwwPort)/"
-            #expect(try ProxyPeers.curl(proxy: "socks5h://\(user):\(password)@127.0.0.1:\(port)", url) == 0)
-            #expect(try ProxyPeers.curl(proxy: "socks5h://\(user):wrong@127.0.0.1:\(port)", url) == 97)
-            #expect(try ProxyPeers.curl(proxy: "socks5h://127.0.0.1:\(port)", url) == 97)
+            #expect(try await ProxyPeers.curl(proxy: "socks5h://\(user):\(password)@127.0.0.1:\(port)", url) == 0)
+            #expect(try await ProxyPeers.curl(proxy: "socks5h://\(user):wrong@127.0.0.1:\(port)", url) == 97)
+            #expect(try await ProxyPeers.curl(proxy: "socks5h://127.0.0.1:\(port)", url) == 97)
         }
     }
 }

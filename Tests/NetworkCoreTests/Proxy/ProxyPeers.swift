@@ -47,20 +47,7 @@ enum ProxyPeers {
     /// Runs a program to completion and returns its exit status and standard output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { try inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ShortTool.run(executable, arguments, input: input)
     }
 
     /// A socat TCP echo server on 127.0.0.1.
@@ -149,9 +136,10 @@ enum ProxyPeers {
 
     /// curl's exit status through a proxy URL to `url` (`-k`: the anchors use self-signed
     /// certificates; `-p`: tunnel with CONNECT even for http).
-    static func curl(proxy: String, _ url: String) throws -> Int32? {
+    /// It runs for up to 10 s, so on a thread of its own, not one the tests' tasks share.
+    static func curl(proxy: String, _ url: String) async throws -> Int32? {
         guard let curl = PeerProcess.executable("curl") else { return nil }
-        return try run(curl, ["-sS", "-k", "-p", "--max-time", "10", "-o", "/dev/null", "--proxy", proxy, url]).0
+        return try await offload { try run(curl, ["-sS", "-k", "-p", "--max-time", "10", "-o", "/dev/null", "--proxy", proxy, url]).0 }
     }
 }
 

@@ -35,7 +35,7 @@ struct TinyproxyTests {
 
         guard let (www, wwwPort) = try await ProxyPeers.startTLSServer(in: directory, ["-www"]) else { return }
         defer { www.stop() }
-        #expect(try ProxyPeers.curl(proxy: "http://127.0.0.1:\(port)", "https://localhost:\(wwwPort)/") == 0)
+        #expect(try await ProxyPeers.curl(proxy: "http://127.0.0.1:\(port)", "https://localhost:\(wwwPort)/") == 0)
     }
 
     @Test("BasicAuth: 407 without or with wrong credentials is EACCES; right ones tunnel; curl agrees")
@@ -75,8 +75,8 @@ struct TinyproxyTests {
         guard let (www, wwwPort) = try await ProxyPeers.startTLSServer(in: directory, ["-www"]) else { return }
         defer { www.stop() }
         let url = "https://localhost:\(wwwPort)/"
-        #expect(try ProxyPeers.curl(proxy: "http://127.0.0.1:\(port)", url) != 0)
-        #expect(try ProxyPeers.curl(proxy: "http://proxyuser:s3cret@127.0.0.1:\(port)", url) == 0)
+        #expect(try await ProxyPeers.curl(proxy: "http://127.0.0.1:\(port)", url) != 0)
+        #expect(try await ProxyPeers.curl(proxy: "http://proxyuser:s3cret@127.0.0.1:\(port)", url) == 0)
     }
 
     /// TLS runs end to end through the tunnel: the proxy is asked for an address only, the

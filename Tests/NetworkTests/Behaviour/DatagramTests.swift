@@ -85,7 +85,7 @@ extension BehaviourTests {
             try await probe.startAndWaitReady()
 
             let count = 1000
-            let drained = Task.detached { () -> [UInt32] in
+            let drained = ThreadTask { () -> [UInt32] in
                 var sequence: [UInt32] = []
                 while sequence.count < count {
                     guard let datagram = try receiver.receiveFrom(timeout: 10) else { break }

@@ -21,7 +21,7 @@ extension BehaviourTests {
         func noDescriptorLeak() async throws {
             let server = try RawSocket.tcpServer(backlog: 512)
             let control = PeerControl()
-            let acceptor = Task.detached {
+            let acceptor = ThreadTask {
                 while !control.stop.load(ordering: .relaxed) {
                     if let peer = try? server.accept(timeout: 0.1) {
                         peer.close()
@@ -67,7 +67,7 @@ extension BehaviourTests {
             let stillOpen = ProcFS.sockets().filter { $0.remotePort == port && ours.contains($0.inode) }
             #expect(stillOpen.isEmpty, "\(stillOpen.count) client sockets to the server are still open: \(stillOpen.prefix(5))")
             control.stop.store(true, ordering: .relaxed)
-            await acceptor.value
+            try await acceptor.value
             #expect(control.bytes.load(ordering: .relaxed) >= 1000)
         }
 

@@ -51,7 +51,7 @@ extension BehaviourTests {
             let (probe, peer, _) = try await StreamReceive.connectedPair()
             let count = 200
             let chunk = 1024
-            let drained = Task.detached { try peer.receiveExactly(count * chunk, timeout: 20) }
+            let drained = ThreadTask { try peer.receiveExactly(count * chunk, timeout: 20) }
             let sent = SentChunks(on: probe.connection, count: count, size: chunk)
             let seen = try await sent.order.wait(count: count, "200 send completions", timeout: 20)
             #expect(seen == Array(0..<count))
@@ -99,7 +99,7 @@ extension BehaviourTests {
             #expect(stalled * chunk <= bound, "\(stalled) sends of 64 KiB completed with nothing read (bound \(bound) B)")
             #expect(order.values == Array(0..<stalled))
 
-            let received = Task.detached { try peer.receiveExactly(count * chunk, timeout: 30) }
+            let received = ThreadTask { try peer.receiveExactly(count * chunk, timeout: 30) }
             let seen = try await order.wait(count: count, "every send completion", timeout: 30)
             #expect(seen == Array(0..<count))
             #expect(errors.values.isEmpty, "send errors: \(errors.values)")

@@ -117,9 +117,9 @@ struct LoopCallerTests {
             """
         let process = try PeerProcess(python, ["-c", script])
         defer { process.stop() }
-        try await process.waitForOutput(containing: "port ")
-        let text = String(decoding: process.standardOutput, as: UTF8.self)
-        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("port ") }.flatMap { UInt16($0.dropFirst(5)) })
+        // The whole line: its number can arrive in a later read than "port ".
+        let line = try await process.waitForLines(startingWith: "port ", count: 1)[0]
+        let port = try #require(UInt16(line.dropFirst(5)), "game_peer.py said \(line.debugDescription)")
         var expected = Data(count: 200_000)
         for index in 0..<expected.count { expected[index] = UInt8(truncatingIfNeeded: index * 7 + index / 251) }
         var received = Data()
@@ -153,9 +153,9 @@ struct GamePeer {
     static func start(_ arguments: [String]) async throws -> GamePeer? {
         guard let python = PeerProcess.executable("python3", package: "python3") else { return nil }
         let process = try PeerProcess(python, [PythonPeer.scripts.appendingPathComponent("game_peer.py").path] + arguments)
-        try await process.waitForOutput(containing: "port ")
-        let text = String(decoding: process.standardOutput, as: UTF8.self)
-        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("port ") }.flatMap { UInt16($0.dropFirst(5)) })
+        // The whole line: its number can arrive in a later read than "port ".
+        let line = try await process.waitForLines(startingWith: "port ", count: 1)[0]
+        let port = try #require(UInt16(line.dropFirst(5)), "game_peer.py said \(line.debugDescription)")
         return GamePeer(process: process, endpoint: .hostPort(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!))
     }
 

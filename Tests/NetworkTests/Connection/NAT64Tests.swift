@@ -29,11 +29,7 @@ struct NAT64Tests {
         _ = try await run(["netns", "add", name])
         defer {
             _ = try? FileManager.default.removeItem(atPath: etc)
-            let cleanup = Process()
-            cleanup.executableURL = URL(fileURLWithPath: ip)
-            cleanup.arguments = ["netns", "del", name]
-            try? cleanup.run()
-            cleanup.waitUntilExit()
+            _ = try? ShortTool.run(ip, ["netns", "del", name])
         }
         for command in [
             ["netns", "exec", name, ip, "link", "set", "lo", "up"],

@@ -82,10 +82,11 @@ struct FramerTests {
     }
 
     /// A raw TCP peer that accepts one connection and writes `bytes` in pieces of `piece`.
-    static func rawServer(writing bytes: [UInt8], piece: Int) throws -> (RawSocket, UInt16, Task<Void, Never>) {
+    static func rawServer(writing bytes: [UInt8], piece: Int) throws -> (RawSocket, UInt16) {
         let server = try RawSocket.tcpServer()
         let port = server.localPort
-        let task = Task.detached {
+        // Its thread ends by itself: the accept and the last receive have timeouts.
+        _ = ThreadTask {
             guard let peer = try? server.accept() else { return }
             try? peer.setNoDelay()
             var offset = 0
@@ -98,7 +99,7 @@ struct FramerTests {
             // Keep the connection open until the client is done.
             _ = peer.receive(timeout: 10)
         }
-        return (server, port, task)
+        return (server, port)
     }
 
     @Test("messages split into single bytes, or all in one write, come out the same")
@@ -108,7 +109,7 @@ struct FramerTests {
         for piece in [1, 3, 7, 1 << 20] {
             let payloads = piece < 16 ? small : Self.payloads
             let bytes = payloads.flatMap { GameFramer.encode(type: $0.0, Array($0.1)) }
-            let (server, port, task) = try Self.rawServer(writing: bytes, piece: piece)
+            let (server, port) = try Self.rawServer(writing: bytes, piece: piece)
             defer { server.close() }
             let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters())
             #expect(await TLSInteropTests.settle(connection) == .ready)
@@ -117,17 +118,13 @@ struct FramerTests {
                 #expect(message.type == type && (message.payload ?? Data()) == payload, "piece \(piece), type \(type)")
             }
             connection.cancel()
-            task.cancel()
         }
     }
 
     @Test("a peer announcing a 4 GiB message fails the connection with EMSGSIZE at once")
     func hugeLengthFails() async throws {
-        let (server, port, task) = try Self.rawServer(writing: [0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3], piece: 64)
-        defer {
-            server.close()
-            task.cancel()
-        }
+        let (server, port) = try Self.rawServer(writing: [0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3], piece: 64)
+        defer { server.close() }
         let connection = NWConnection(host: "127.0.0.1", port: NWEndpoint.Port(rawValue: port)!, using: GameFramer.parameters())
         let states = Recorder<NWConnection.State>()
         connection.stateUpdateHandler = { states.append($0) }

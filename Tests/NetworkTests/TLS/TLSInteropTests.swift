@@ -64,14 +64,8 @@ struct TLSInteropTests {
     /// missing openssl, fails the test.
     static func runOpenSSL(_ arguments: [String]) throws {
         let executable = try #require(Self.openssl())
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl \(arguments.first ?? "") failed")
+        let (status, output) = try ShortTool.run(executable, arguments)
+        try #require(status == 0, "openssl \(arguments.first ?? "") failed: \(output)")
     }
 
     /// `openssl s_server` reversing each line (`-rev`), offering ALPN `echo`.
