@@ -44,12 +44,6 @@ enum ProxyPeers {
         return directory
     }
 
-    /// Runs a program to completion and returns its exit status and standard output.
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (Int32, String) {
-        try ShortTool.run(executable, arguments, input: input)
-    }
-
     /// A socat TCP echo server on 127.0.0.1.
     static func startEcho() async throws -> (PeerProcess, Int)? {
         guard let socat = PeerProcess.executable("socat") else { return nil }
@@ -79,7 +73,7 @@ enum ProxyPeers {
         guard let openssl = PeerProcess.executable("openssl") else { return nil }
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let (status, output) = try run(openssl, [
+        let (status, output) = try ShortTool.run(openssl, [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
             "-subj", "/CN=localhost", "-keyout", key, "-out", certificate,
         ])
@@ -139,7 +133,7 @@ enum ProxyPeers {
     /// It runs for up to 10 s, so on a thread of its own, not one the tests' tasks share.
     static func curl(proxy: String, _ url: String) async throws -> Int32? {
         guard let curl = PeerProcess.executable("curl") else { return nil }
-        return try await offload { try run(curl, ["-sS", "-k", "-p", "--max-time", "10", "-o", "/dev/null", "--proxy", proxy, url]).0 }
+        return try await offload { try ShortTool.run(curl, ["-sS", "-k", "-p", "--max-time", "10", "-o", "/dev/null", "--proxy", proxy, url]).status }
     }
 }
 
