@@ -49,7 +49,7 @@ struct FlowInboxTests {
         var inbox = FlowInbox<Int>()
         inbox.budget.setOpen(true)
         // The first send, from outside any handler, wakes the loop at once.
-        let r13 = inbox.admitSend(bytes: 10, hasCompletion: true, closesWrite: false).completeNow
+        let r13 = inbox.admitSend(bytes: 10, hasCompletion: true, queuesHandler: true, closesWrite: false).completeNow
         #expect(r13)
         let r14 = inbox.append(0)
         #expect(r14)
@@ -63,7 +63,7 @@ struct FlowInboxTests {
             links += 1
             inbox.handlerStarts(early: true)
             // Each handler sends the next tiny message, which completes early too.
-            let r16 = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false).completeNow
+            let r16 = inbox.admitSend(bytes: 1, hasCompletion: true, queuesHandler: true, closesWrite: false).completeNow
             #expect(r16)
             let r17 = inbox.append(links)
             #expect(!r17)
@@ -78,10 +78,10 @@ struct FlowInboxTests {
     @Test func aChainEndsWithAWakeWhenTheLastHandlerSendsNothingEarly() {
         var inbox = FlowInbox<Int>()
         inbox.budget.setOpen(true)
-        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, queuesHandler: true, closesWrite: false)
         inbox.handlerStarts(early: true)
         // This send finds the budget owing nothing and completes early; its handler comes next.
-        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, queuesHandler: true, closesWrite: false)
         let r19 = inbox.append(1)
         #expect(!r19)
         let r20 = inbox.handlerEnded()
@@ -94,9 +94,37 @@ struct FlowInboxTests {
     @Test func aSendFromAnotherThreadWakesTheLoopWhileNoHandlerRuns() {
         var inbox = FlowInbox<Int>()
         inbox.budget.setOpen(true)
-        _ = inbox.admitSend(bytes: 1, hasCompletion: true, closesWrite: false)
+        _ = inbox.admitSend(bytes: 1, hasCompletion: true, queuesHandler: true, closesWrite: false)
         let r22 = inbox.append(1)
         #expect(r22, "an early completion's pending handler must not delay a send made elsewhere")
+    }
+
+    @Test func anInlineCompletionLeavesNoHandlerToWaitFor() {
+        // Sends of the 2025 API complete inline: their completions queue no handler. Counted as
+        // queued handlers, they made a state handler's end hold the wake-up back for ever, and a
+        // cancel queued while it ran was never taken (a flow leaked).
+        var inbox = FlowInbox<Int>()
+        inbox.budget.setOpen(true)
+        let inline = inbox.admitSend(bytes: 1, hasCompletion: true, queuesHandler: false, closesWrite: false)
+        #expect(inline.completeNow)
+        _ = inbox.finishDirectWrite(bytes: 0, queuesHandler: false)
+        inbox.handlerStarts(early: false)
+        let whileRunning = inbox.append(1)
+        #expect(!whileRunning, "the running handler wakes the loop when it returns")
+        let ended = inbox.handlerEnded()
+        #expect(ended, "no handler is queued: the operation must reach the loop now")
+        // The same sequence with a completion that queues its handler holds the wake-up back
+        // until that handler has run.
+        var queued = FlowInbox<Int>()
+        queued.budget.setOpen(true)
+        _ = queued.admitSend(bytes: 1, hasCompletion: true, queuesHandler: true, closesWrite: false)
+        queued.handlerStarts(early: false)
+        _ = queued.append(1)
+        let held = queued.handlerEnded()
+        #expect(!held)
+        queued.handlerStarts(early: true)
+        let chainEnd = queued.handlerEnded()
+        #expect(chainEnd)
     }
 
     @Test func aLazyOperationWaitsForTheArmedReadAndDisarmingWakesForIt() {
@@ -137,7 +165,7 @@ struct FlowInboxTests {
         inbox.beginBatch()
         #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "a batch gathers its sends for the loop")
         _ = inbox.endBatch()
-        _ = inbox.admitSend(bytes: 10, hasCompletion: true, closesWrite: false)
+        _ = inbox.admitSend(bytes: 10, hasCompletion: true, queuesHandler: true, closesWrite: false)
         #expect(!inbox.mayWriteDirectly(bytes: 10, closesWrite: false), "bytes the loop still has to write come first")
         inbox.budget.settle(bytes: 10, counted: true, calledCompletion: false)
         #expect(inbox.mayWriteDirectly(bytes: 10, closesWrite: false))
@@ -173,13 +201,13 @@ struct FlowInboxTests {
         #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) != nil)
         #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) == nil, "one direct writer at a time")
         // Another sender meanwhile: queued, and its completion may not overtake the writer's.
-        let early = inbox.admitSend(bytes: 5, hasCompletion: true, closesWrite: false)
+        let early = inbox.admitSend(bytes: 5, hasCompletion: true, queuesHandler: true, closesWrite: false)
         #expect(!early.completeNow)
         let wokeForIt = inbox.append(2)
         #expect(wokeForIt)
         #expect(inbox.take().isEmpty, "the loop waits while the writer may still put its rest first")
         // The writer's socket took only part: the rest goes ahead of the other send.
-        let wake = inbox.finishDirectWrite(bytes: 3, completes: false)
+        let wake = inbox.finishDirectWrite(bytes: 3, queuesHandler: false)
         _ = inbox.prepend(1)
         #expect(wake, "the loop is woken again for what queued meanwhile")
         #expect(inbox.take() == [1, 2])
@@ -205,7 +233,7 @@ struct FlowInboxTests {
         #expect(inbox.claimDirectWrite(bytes: 10, closesWrite: false) != nil)
         inbox.armDirectWrites(false)
         #expect(inbox.directSocketForLoop == nil, "a sender's write is under way")
-        _ = inbox.finishDirectWrite(bytes: 10, completes: false)
+        _ = inbox.finishDirectWrite(bytes: 10, queuesHandler: false)
         #expect(inbox.directSocketForLoop != nil)
     }
 }

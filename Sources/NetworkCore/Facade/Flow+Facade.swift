@@ -13,21 +13,34 @@ import NetworkSystem
 extension Flow {
     /// Sends `data` (see `send(_:isComplete:closesWrite:completion:)`). The bytes are copied at
     /// most once: into a buffer the loop writes from (reused from earlier sends, `SendBufferPool`),
-    /// or not at all when they go to the socket from this thread.
-    package func send(data: Data?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?) {
+    /// or not at all when they go to the socket from this thread. `completesInline`: the
+    /// completion does all its work when called and never runs its ticket
+    /// (`FlowSend.completionRunsInline`).
+    package func send(
+        data: Data?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?, completesInline: Bool = false
+    ) {
         // (Moved on: passed as it is, the send was copied and then destroyed here.)
-        submit(send: FlowSend(uncopied: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion))
+        submit(
+            send: FlowSend(
+                uncopied: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion,
+                completesInline: completesInline))
     }
 
     /// Sends any contiguous or discontiguous bytes, copied once (`Data` as `send(data:)` does:
     /// at most once).
     package func send<Content: DataProtocol>(
-        bytes content: Content?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?
+        bytes content: Content?, isComplete: Bool, closesWrite: Bool, completion: SendCompletion?,
+        completesInline: Bool = false
     ) {
         if let data = content as? Data {
-            return send(data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+            return send(
+                data: data, isComplete: isComplete, closesWrite: closesWrite, completion: completion,
+                completesInline: completesInline)
         }
-        send(Self.copy(content), isComplete: isComplete, closesWrite: closesWrite, completion: completion)
+        submit(
+            send: FlowSend(
+                data: Self.copy(content), isComplete: isComplete, closesWrite: closesWrite, completion: completion,
+                completesInline: completesInline))
     }
 
     /// Sends on a datagram flow (see `send(_:isComplete:closesWrite:completion:)`). The bytes stay

@@ -354,7 +354,8 @@ package final class Flow: @unchecked Sendable {
             return
         }
         let (wake, written) = mailbox.submitStreamSend(consume send) {
-            $0.completion?(nil, SendCompletionTicket(flow: self, early: true))
+            // (An inline completion runs no ticket, and none was counted for it.)
+            $0.completion?(nil, SendCompletionTicket(flow: $0.completionRunsInline ? nil : self, early: true))
         }
         if written > 0 {
             NetworkLog.traceConnection("send \(written) bytes (from the sender's thread)", metadata: logMetadata)

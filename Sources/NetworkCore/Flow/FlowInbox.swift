@@ -155,13 +155,17 @@ package struct FlowInbox<Operation> {
         return path.ready.room(count: count, bytes: bytes)
     }
 
-    /// Takes a send into the budget (see `SendBudget.admit`); an early completion's handler is
-    /// counted as queued until `handlerStarts(early: true)`.
-    package mutating func admitSend(bytes: Int, hasCompletion: Bool, closesWrite: Bool) -> SendBudget.Admission {
+    /// Takes a send into the budget (see `SendBudget.admit`). When `queuesHandler`, an early
+    /// completion hands a handler to a queue, counted as queued until `handlerStarts(early:
+    /// true)`; a completion that does all its work when called (`FlowSend.completionRunsInline`)
+    /// must not be counted, since nothing would ever uncount it.
+    package mutating func admitSend(
+        bytes: Int, hasCompletion: Bool, queuesHandler: Bool, closesWrite: Bool
+    ) -> SendBudget.Admission {
         // While a direct write is under way its completion is owed first.
         let admission = budget.admit(
             bytes: bytes, hasCompletion: hasCompletion, closesWrite: closesWrite, mayCompleteNow: !directWriteInProgress)
-        if admission.completeNow { earlyHandlersQueued += 1 }
+        if admission.completeNow && queuesHandler { earlyHandlersQueued += 1 }
         return admission
     }
 
@@ -276,14 +280,14 @@ package struct FlowInbox<Operation> {
         return directSocket
     }
 
-    /// The claimed write put `bytes` on the socket; `completes` when it took the whole send and
-    /// the sender now calls its completion (a handler queued as for an early completion). The
-    /// rest of a partial write, if any, must then go first (`prepend`). True when the caller
-    /// must wake the loop for what was queued meanwhile.
-    package mutating func finishDirectWrite(bytes: Int, completes: Bool) -> Bool {
+    /// The claimed write put `bytes` on the socket; `queuesHandler` when it took the whole send
+    /// and the sender now calls a completion that queues a handler (counted as for an early
+    /// completion, see `admitSend`). The rest of a partial write, if any, must then go first
+    /// (`prepend`). True when the caller must wake the loop for what was queued meanwhile.
+    package mutating func finishDirectWrite(bytes: Int, queuesHandler: Bool) -> Bool {
         directWriteInProgress = false
         directlyWrittenBytes &+= UInt64(bytes)
-        if completes { earlyHandlersQueued += 1 }
+        if queuesHandler { earlyHandlersQueued += 1 }
         return claimWake()
     }
 

@@ -98,7 +98,8 @@ struct FlowMailbox: ~Copyable {
             if !claim.keep { send.copyUncopied(into: claim.spare) }
             let wake = inbox.withLock { inbox -> Bool in
                 let admission = inbox.admitSend(
-                    bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
+                    bytes: send.byteCount, hasCompletion: send.completion != nil,
+                    queuesHandler: !send.completionRunsInline, closesWrite: send.closesWrite)
                 Self.take(admission, for: &send, completeNow: completeNow)
                 return inbox.append(.send(Self.moveOut(&send)))
             }
@@ -108,14 +109,16 @@ struct FlowMailbox: ~Copyable {
         let wake = inbox.withLock { inbox -> Bool in
             if send.byteCount == 0 {
                 let completes = send.completion != nil
-                let wake = inbox.finishDirectWrite(bytes: written, completes: completes)
+                let wake = inbox.finishDirectWrite(
+                    bytes: written, queuesHandler: completes && !send.completionRunsInline)
                 if completes { completeNow(send) }
                 return wake
             }
             // The rest goes through the loop, ahead of whatever was queued meanwhile.
-            var wake = inbox.finishDirectWrite(bytes: written, completes: false)
+            var wake = inbox.finishDirectWrite(bytes: written, queuesHandler: false)
             let admission = inbox.admitSend(
-                bytes: send.byteCount, hasCompletion: send.completion != nil, closesWrite: send.closesWrite)
+                bytes: send.byteCount, hasCompletion: send.completion != nil,
+                queuesHandler: !send.completionRunsInline, closesWrite: send.closesWrite)
             Self.take(admission, for: &send, completeNow: completeNow)
             if inbox.prepend(.send(Self.moveOut(&send))) { wake = true }
             if let failure, inbox.prepend(.directWriteFailed(failure)) { wake = true }

@@ -17,7 +17,10 @@ package struct FlowSend: Sendable {
 
     private enum Completion {
         case none
+        /// Hands a handler on to the application's queue, run there inside its ticket.
         case stream(Flow.SendCompletion)
+        /// Does all its work when called (resumes a waiting task) and never runs its ticket.
+        case streamInline(Flow.SendCompletion)
         case datagram(any FlowDatagramCompletion)
     }
 
@@ -36,22 +39,27 @@ package struct FlowSend: Sendable {
     /// socket's (the parameters' service class).
     package var dscp: UInt8?
 
-    package init(data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: Flow.SendCompletion? = nil) {
+    /// `completesInline`: see `completionRunsInline`.
+    package init(
+        data: ByteBuffer?, isComplete: Bool, closesWrite: Bool, completion: Flow.SendCompletion? = nil,
+        completesInline: Bool = false
+    ) {
         self.bytes = data.map { .buffer($0) } ?? .none
         self.isComplete = isComplete
         self.closesWrite = closesWrite
-        if let completion { self.completionKind = .stream(completion) }
+        if let completion { self.completionKind = completesInline ? .streamInline(completion) : .stream(completion) }
     }
 
     /// A send whose bytes are still in the caller's `Data` (`uncopied`), made whole at once:
     /// made empty and then given its bytes, it was copied in between.
     package init(
-        uncopied: consuming Data?, isComplete: Bool, closesWrite: Bool, completion: consuming Flow.SendCompletion? = nil
+        uncopied: consuming Data?, isComplete: Bool, closesWrite: Bool, completion: consuming Flow.SendCompletion? = nil,
+        completesInline: Bool = false
     ) {
         if let uncopied { self.bytes = .data(uncopied) } else { self.bytes = .none }
         self.isComplete = isComplete
         self.closesWrite = closesWrite
-        if let completion { self.completionKind = .stream(completion) }
+        if let completion { self.completionKind = completesInline ? .streamInline(completion) : .stream(completion) }
     }
 
     /// The bytes, in a buffer the loop can write. Setting bytes replaces `uncopied`; setting nil
@@ -127,19 +135,33 @@ package struct FlowSend: Sendable {
     }
 
     /// A stream send's completion. Nil when nobody waits, or when the send already completed as
-    /// it was taken. Setting one replaces a datagram completion; setting nil clears only this kind.
+    /// it was taken. Setting one replaces a datagram completion (and is not inline); setting nil
+    /// clears only this kind.
     package var completion: Flow.SendCompletion? {
         get {
-            if case .stream(let completion) = completionKind { return completion }
-            return nil
+            switch completionKind {
+            case .stream(let completion), .streamInline(let completion): return completion
+            case .none, .datagram: return nil
+            }
         }
         set {
             if let newValue {
                 completionKind = .stream(newValue)
             } else if case .stream = completionKind {
                 completionKind = .none
+            } else if case .streamInline = completionKind {
+                completionKind = .none
             }
         }
+    }
+
+    /// The stream completion does all its work when called and never runs its ticket (the 2025
+    /// API's sends resume their task from it). Called as the send is taken, it leaves no handler
+    /// to come: the flow must not hold the loop's wake-up back for one (`FlowInbox.admitSend`),
+    /// or whatever was queued meanwhile would wait for ever.
+    package var completionRunsInline: Bool {
+        if case .streamInline = completionKind { return true }
+        return false
     }
 
     /// A datagram send's completion (the only kind a datagram send has), settled with the other

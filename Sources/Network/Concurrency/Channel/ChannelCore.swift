@@ -149,9 +149,12 @@ final class ChannelCore: Sendable {
         if let refusal { throw refusal.error }
         startIfNeeded()
         // (Not through the ticket: a send the flow takes at once completes inside `send`, and
-        // the task then goes on without suspending.)
+        // the task then goes on without suspending. So the flow is told the completion runs
+        // inline: it must not wait for a handler that never comes before waking its loop.)
         let taken = OutcomeWaiter()
-        flow.send(bytes: content, isComplete: true, closesWrite: closesWrite) { error, _ in taken.arrived(error) }
+        flow.send(
+            bytes: content, isComplete: true, closesWrite: closesWrite, completion: { error, _ in taken.arrived(error) },
+            completesInline: true)
         try await taken.wait(cancelling: self)
     }
 
